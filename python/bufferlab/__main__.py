@@ -1,0 +1,5 @@
+import sys
+
+from bufferlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,60 @@
+"""The `bufferlab` command line: `run`, `model`, `advise`, `validate`, `bench`.
+
+Each sub-command lives in its own module that exposes ``register(subparsers)``; the module sets
+``func`` on its parser. Every :class:`~bufferlab.errors.BufferLabError` becomes one line on stderr and
+exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Optional, Sequence
+
+from bufferlab.errors import BufferLabError
+
+#: Modules that contribute sub-commands, in the order they appear in ``--help``.
+COMMAND_MODULES = (
+    "bufferlab.commands.run",
+    "bufferlab.models.cli",
+    "bufferlab.validation.cli",
+    "bufferlab.commands.bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bufferlab",
+        description="Router buffer sizing and AQM laboratory: simulate, model, advise, validate.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except BufferLabError as exc:
+        print(f"bufferlab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bufferlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Analytic models from the papers, computed exactly (pure numpy/scipy, no engine needed)."""
