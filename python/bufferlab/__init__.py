@@ -1,0 +1,25 @@
+"""BufferLab: how big should a router buffer be, and which AQM should run on it?
+
+``bufferlab.run(scenario)`` simulates a scenario with the Rust engine; ``bufferlab.models`` holds the papers'
+analytic models (pure numpy/scipy). The engine is imported lazily so the models work without it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bufferlab.errors import BufferLabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bufferlab.simulate import Results
+
+__all__ = ["BufferLabError", "Results", "run", "load_scenario"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("run", "Results", "load_scenario"):
+        from bufferlab import simulate
+
+        return getattr(simulate, name)
+    raise AttributeError(f"module 'bufferlab' has no attribute {name!r}")
