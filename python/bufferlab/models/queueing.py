@@ -1,0 +1,480 @@
+"""Finite single-server queues: M/M/1/K, exact M/D/1/K, a Monte Carlo of M/D/1/K, and the rho^B tail bound.
+
+Conventions used throughout this module
+--------------------------------------
+* ``K`` is the **system capacity**: the largest number of packets in the system, *including the one in
+  service*. An arrival that finds ``K`` packets is dropped. ``K >= 1``.
+* ``rho = lambda / mu`` is the offered load (arrival rate times mean service time); the finite queues accept
+  any ``rho > 0``, the infinite-buffer tail bound needs ``0 < rho < 1``.
+* "Mean queue" is the time-average number in the system (waiting plus in service) unless
+  ``include_service=False``, which gives the mean number waiting.
+* The simulation engine's DropTail ``limit`` counts packets **waiting** (the one being serialised is not
+  counted), so an engine queue with ``limit = L`` is an M/x/1/K queue with ``K = L + 1``; use
+  :func:`capacity_from_droptail_limit` and :func:`droptail_limit_from_capacity` to convert.
+
+All public functions broadcast over their numeric arguments (numpy rules) and return floats or arrays.
+
+References: D. Gross, J. F. Shortle, J. M. Thompson, C. M. Harris, *Fundamentals of Queueing Theory*,
+4th ed., Wiley 2008 (M/M/1/K, and M/G/1/K via the embedded Markov chain at departures); O. Brun,
+J.-M. Garcia, "Analytical solution of finite capacity M/D/1 queues", J. Appl. Prob. 37(4):1092-1098, 2000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Tuple
+
+import numpy as np
+from scipy.special import gammaln
+
+from bufferlab.errors import BufferLabError
+from bufferlab.models._checks import check_int, check_open_interval, check_range
+
+__all__ = [
+    "capacity_from_droptail_limit",
+    "droptail_limit_from_capacity",
+    "mm1k_loss",
+    "mm1k_mean_queue",
+    "mm1k_distribution",
+    "md1k_loss",
+    "md1k_mean_queue",
+    "md1k_distribution",
+    "md1k_simulate",
+    "MD1KSimulation",
+    "geometric_tail_bound",
+    "register_cli",
+]
+
+
+# --------------------------------------------------------------------------------------------------------
+# conventions
+
+
+def capacity_from_droptail_limit(limit: Any) -> Any:
+    """System capacity ``K = limit + 1`` of an engine DropTail queue (``limit`` counts waiting packets)."""
+    lim = check_int("limit", limit, 0)
+    out = lim + 1
+    return int(out) if out.ndim == 0 else out
+
+
+def droptail_limit_from_capacity(K: Any) -> Any:
+    """Engine DropTail ``limit = K - 1`` (packets waiting) for a system capacity ``K >= 1``."""
+    k = check_int("K", K, 1)
+    out = k - 1
+    return int(out) if out.ndim == 0 else out
+
+
+def _ret(x: np.ndarray) -> Any:
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def _rho_k(rho: Any, K: Any) -> Tuple[np.ndarray, np.ndarray]:
+    r = check_range("rho", rho, 0.0, None, low_open=True)
+    k = check_int("K", K, 1)
+    return np.broadcast_arrays(r, k)
+
+
+# --------------------------------------------------------------------------------------------------------
+# M/M/1/K
+
+
+def mm1k_loss(rho: Any, K: Any) -> Any:
+    """Blocking probability of M/M/1/K: ``p_K = rho^K (1-rho) / (1-rho^(K+1))`` (``1/(K+1)`` at rho = 1).
+
+    Gross et al., Fundamentals of Queueing Theory, eq. for M/M/1/K; it is eq. (3) of Enachescu et al. 2005
+    with ``K = B``. Computed stably for rho > 1 via ``r = 1/rho``: ``p_K = (1-r)/(1-r^(K+1))``.
+    """
+    r, k = _rho_k(rho, K)
+    r = r.astype(float)
+    out = np.empty(r.shape)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        near = np.abs(r - 1.0) < 1e-12
+        lo = (r < 1.0) & ~near
+        hi = (r > 1.0) & ~near
+        lr = np.log(r)
+        # rho < 1: rho^K (1-rho) / (1-rho^(K+1))
+        out[lo] = np.exp(k[lo] * lr[lo]) * (-np.expm1(lr[lo])) / (-np.expm1((k[lo] + 1) * lr[lo]))
+        # rho > 1: (1-r)/(1-r^(K+1)), r = 1/rho
+        out[hi] = (-np.expm1(-lr[hi])) / (-np.expm1(-(k[hi] + 1) * lr[hi]))
+        out[near] = 1.0 / (k[near] + 1.0)
+    return _ret(out)
+
+
+def mm1k_mean_queue(rho: Any, K: Any, include_service: bool = True) -> Any:
+    """Time-average number in an M/M/1/K system.
+
+    ``L = rho/(1-rho) - (K+1) rho^(K+1) / (1-rho^(K+1))`` (``K/2`` at rho = 1); for rho > 1 the stationary law
+    is the mirror image ``L(rho) = K - L(1/rho)``. With ``include_service=False`` returns the mean number
+    waiting ``L - (1 - p_0)``.
+    """
+    r, k = _rho_k(rho, K)
+    r = r.astype(float)
+    kf = k.astype(float)
+
+    def below_one(x: np.ndarray, kk: np.ndarray) -> np.ndarray:
+        with np.errstate(under="ignore"):
+            lx = np.log(x)
+            xk1 = np.exp((kk + 1) * lx)
+            return x / (1.0 - x) - (kk + 1) * xk1 / (-np.expm1((kk + 1) * lx))
+
+    out = np.empty(r.shape)
+    near = np.abs(r - 1.0) < 1e-7
+    lo = (r < 1.0) & ~near
+    hi = (r > 1.0) & ~near
+    out[lo] = below_one(r[lo], kf[lo])
+    out[hi] = kf[hi] - below_one(1.0 / r[hi], kf[hi])
+    out[near] = kf[near] / 2.0
+    if not include_service:
+        p0 = _mm1k_p0(r, kf)
+        out = out - (1.0 - p0)
+    return _ret(out)
+
+
+def _mm1k_p0(r: np.ndarray, k: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        near = np.abs(r - 1.0) < 1e-12
+        p0 = np.where(near, 1.0 / (k + 1.0), np.expm1(np.log(r)) / np.expm1((k + 1) * np.log(r)))
+    return p0
+
+
+def mm1k_distribution(rho: float, K: int) -> np.ndarray:
+    """Stationary distribution ``p_n``, n = 0..K, of M/M/1/K (truncated geometric, ``p_n ∝ rho^n``)."""
+    r = float(check_range("rho", rho, 0.0, None, low_open=True))
+    k = int(check_int("K", K, 1))
+    logw = np.arange(k + 1) * math.log(r)
+    w = np.exp(logw - logw.max())
+    return w / w.sum()
+
+
+# --------------------------------------------------------------------------------------------------------
+# M/D/1/K, exact, via the embedded Markov chain at departure epochs
+#
+# Service time D = 1, arrivals Poisson(rho). a_j = P(j arrivals in a service). The chain of the number left
+# behind by a departure lives on {0..K-1}; from i >= 1 it moves to min(i-1+A, K-1), from 0 to min(A, K-1).
+# It is skip-free to the left, so the cut equation between {0..j} and {j+1..} reads
+#     pi_{j+1} a_0 = pi_0 P(A >= j+1) + sum_{i=1..j} pi_i P(A >= j+2-i),      j = 0..K-2,
+# a recursion with positive terms only (numerically stable, unlike the classical balance recursion or the
+# alternating closed form of Brun & Garcia). The unnormalised solution x_n (x_0 = 1) does not depend on K;
+# the chain for capacity K is x_0..x_{K-1} normalised. Then (Gross et al., M/G/1/K):
+#     time-average p_n = pi_n / (pi_0 + rho), n < K;   p_K = 1 - 1/(pi_0 + rho).
+# p_K is evaluated without cancellation as l/(1+l), where l = expected arrivals lost per service
+# (= per admitted packet): l = sum_i pi_i E[(A - (K - max(i, 1)))^+].
+
+
+def _poisson_tails(rho: np.ndarray, mmax: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pmf a_m, tail t_m = P(A >= m) and e_m = E[(A-m)^+] for m = 0..mmax, rows = rho values."""
+    extra = mmax + 400
+    m = np.arange(extra + 1)
+    with np.errstate(divide="ignore", under="ignore"):
+        logpmf = -rho[:, None] + m[None, :] * np.log(rho[:, None]) - gammaln(m + 1.0)[None, :]
+        pmf = np.exp(logpmf)
+    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]  # P(A >= m), summed from the top: no cancellation
+    # e_m = sum_{k >= m+1} P(A >= k)
+    e = np.zeros_like(tail)
+    e[:, :-1] = np.cumsum(tail[:, :0:-1], axis=1)[:, ::-1]
+    return pmf[:, : mmax + 1], tail[:, : mmax + 1], e[:, : mmax + 1]
+
+
+def _md1_unnormalised(rho: np.ndarray, kmax: int, mmax: int, tail: np.ndarray, a0: np.ndarray) -> np.ndarray:
+    """x_n, n = 0..kmax-1, rows = rho values; each row is rescaled by a common factor when it grows large."""
+    nr = rho.size
+    x = np.zeros((nr, kmax))
+    x[:, 0] = 1.0
+    t_rev = tail[:, ::-1]  # t_rev[:, mmax - m] = tail[:, m]
+    any_ge1 = bool(np.any(rho >= 1.0))
+    for j in range(kmax - 1):
+        acc = x[:, 0] * tail[:, j + 1] if j + 1 <= mmax else np.zeros(nr)
+        lo = max(1, j + 2 - mmax)
+        if lo <= j:
+            seg = x[:, lo : j + 1]
+            coef = t_rev[:, mmax - (j + 2 - lo) : mmax - 1]
+            acc = acc + np.einsum("ij,ij->i", seg, coef)
+        x[:, j + 1] = acc / a0
+        big = x[:, j + 1] > 1e200
+        if np.any(big):
+            x[big, : j + 2] /= x[big, j + 1][:, None]
+        if not any_ge1 and (j & 255) == 255:
+            # every row has rho < 1 and has decayed below double precision: the rest is zero
+            recent = x[:, max(0, j + 2 - mmax) : j + 2].max(axis=1)
+            if np.all(recent < 1e-300 * x[:, 0]):
+                break
+    return x
+
+
+def _md1k_solve(rho: Any, K: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Loss p_K, mean number in system, p_0 and pi_0 for broadcast (rho, K)."""
+    r, k = _rho_k(rho, K)
+    shape = r.shape
+    rf = r.ravel().astype(float)
+    kf = k.ravel()
+    loss = np.empty(rf.size)
+    mean = np.empty(rf.size)
+    p0 = np.empty(rf.size)
+    uniq, inv = np.unique(rf, return_inverse=True)
+    kmax = int(kf.max())
+    mmax = int(math.ceil(uniq.max() + 12.0 * math.sqrt(uniq.max()) + 80.0))
+    pmf, tail, e = _poisson_tails(uniq, mmax)
+    x = _md1_unnormalised(uniq, kmax, mmax, tail, pmf[:, 0])
+    S = np.cumsum(x, axis=1)
+    Sn = np.cumsum(x * np.arange(kmax)[None, :], axis=1)
+    for idx in range(rf.size):
+        u, kk = inv[idx], int(kf[idx])
+        xs = x[u]
+        s = S[u, kk - 1]
+        pi0 = xs[0] / s
+        lo = max(1, kk - mmax)
+        i = np.arange(lo, kk)
+        lost = xs[0] * (e[u, kk - 1] if kk - 1 <= mmax else 0.0) + float(np.dot(xs[lo:kk], e[u, kk - i]))
+        lost /= s
+        pk = lost / (1.0 + lost)
+        denom = pi0 + uniq[u]
+        loss[idx] = pk
+        mean[idx] = (Sn[u, kk - 1] / s) / denom + kk * pk
+        p0[idx] = pi0 / denom
+    return loss.reshape(shape), mean.reshape(shape), p0.reshape(shape), r
+
+
+def md1k_loss(rho: Any, K: Any) -> Any:
+    """Exact loss (blocking) probability of M/D/1/K, the embedded-Markov-chain solution.
+
+    Gross et al. (M/G/1/K): ``p_K = 1 - 1/(pi_0 + rho)`` with ``pi`` the departure-epoch distribution;
+    Brun & Garcia (2000) give the same quantity in closed form. Evaluated with a subtraction-free cut
+    recursion, so tiny losses (1e-15 and below) keep full relative accuracy. K = 1 gives ``rho/(1+rho)``.
+    """
+    return _ret(_md1k_solve(rho, K)[0])
+
+
+def md1k_mean_queue(rho: Any, K: Any, include_service: bool = True) -> Any:
+    """Exact time-average number in an M/D/1/K system (``include_service=False``: number waiting)."""
+    _, mean, p0, _ = _md1k_solve(rho, K)
+    if not include_service:
+        mean = mean - (1.0 - p0)
+    return _ret(mean)
+
+
+def md1k_distribution(rho: float, K: int) -> np.ndarray:
+    """Time-average distribution ``p_n``, n = 0..K, of the number in an M/D/1/K system."""
+    r = float(check_range("rho", rho, 0.0, None, low_open=True))
+    k = int(check_int("K", K, 1))
+    ru = np.array([r])
+    mmax = int(math.ceil(r + 12.0 * math.sqrt(r) + 80.0))
+    pmf, tail, _ = _poisson_tails(ru, mmax)
+    x = _md1_unnormalised(ru, k, mmax, tail, pmf[:, 0])[0]
+    pi = x / x.sum()
+    pk = float(md1k_loss(r, k))
+    return np.append(pi * (1.0 - pk), pk)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Monte Carlo of M/D/1/K
+
+
+@dataclass(frozen=True)
+class MD1KSimulation:
+    """Monte Carlo estimates (arrays broadcast over rho and K) with standard errors over replications."""
+
+    loss: Any
+    loss_stderr: Any
+    mean_queue: Any
+    mean_queue_stderr: Any
+    arrivals_per_replication: int
+    replications: int
+    seed: int
+
+
+def md1k_simulate(
+    rho: Any,
+    K: Any,
+    arrivals: int = 20000,
+    replications: int = 200,
+    warmup: int = 1000,
+    seed: int = 0,
+) -> MD1KSimulation:
+    """Simulate M/D/1/K (service time 1, Poisson arrivals of rate rho), vectorized over rho, K, replications.
+
+    The unfinished work V seen by an arrival is the state: with deterministic service and FIFO the number in
+    the system is ``ceil(V)``, so the arrival is admitted iff ``V <= K - 1``; then
+    ``V <- max(V + admitted - gap, 0)``. Loss = dropped / offered; the mean number in system follows from
+    Little's law, ``L = rho * E[admitted * (V + 1)]``. Each replication starts empty and discards
+    ``warmup`` arrivals. Deterministic for a given ``seed`` (numpy ``Generator``).
+    """
+    r, k = _rho_k(rho, K)
+    n = int(check_int("arrivals", arrivals, 1))
+    reps = int(check_int("replications", replications, 2))
+    warm = int(check_int("warmup", warmup, 0))
+    rng = np.random.default_rng(seed)
+    shape = r.shape + (reps,)
+    rate = r.astype(float)[..., None]
+    cap = (k.astype(float) - 1.0)[..., None]
+    v = np.zeros(shape)
+    lost = np.zeros(shape)
+    work = np.zeros(shape)
+    total = warm + n
+    block = max(1, min(total, int(4_000_000 // max(1, v.size))))
+    step = 0
+    while step < total:
+        m = min(block, total - step)
+        gaps = rng.standard_exponential((m,) + shape) / rate
+        for g in gaps:
+            adm = v <= cap
+            if step >= warm:
+                lost += ~adm
+                work += np.where(adm, v + 1.0, 0.0)
+            v = np.maximum(v + adm - g, 0.0)
+            step += 1
+    loss_r = lost / n
+    mean_r = rate * work / n
+    se = 1.0 / math.sqrt(reps)
+    return MD1KSimulation(
+        loss=_ret(loss_r.mean(axis=-1)),
+        loss_stderr=_ret(loss_r.std(axis=-1, ddof=1) * se),
+        mean_queue=_ret(mean_r.mean(axis=-1)),
+        mean_queue_stderr=_ret(mean_r.std(axis=-1, ddof=1) * se),
+        arrivals_per_replication=n,
+        replications=reps,
+        seed=int(seed),
+    )
+
+
+# --------------------------------------------------------------------------------------------------------
+# tail bound
+
+
+def geometric_tail_bound(rho: Any, B: Any) -> Any:
+    """``rho^B``: P(Q >= B) in M/M/1 (infinite buffer), the drop bound of Enachescu et al. 2005, Lemma 2.
+
+    Requires ``0 < rho < 1`` and ``B >= 0``.
+    """
+    r = check_open_interval("rho", rho, 0.0, 1.0)
+    b = check_range("B", B, 0.0, None)
+    with np.errstate(under="ignore"):
+        return _ret(np.power(r, b))
+
+
+# --------------------------------------------------------------------------------------------------------
+# CLI: bufferlab model queueing ...
+
+
+def _csv_floats(name: str):
+    def parse(text: str) -> list:
+        try:
+            return [float(t) for t in text.split(",") if t.strip()]
+        except ValueError as exc:
+            msg = f"{name}: expected comma-separated numbers, got {text!r}"
+            raise argparse.ArgumentTypeError(msg) from exc
+
+    return parse
+
+
+def register_cli(model_subparsers: Any) -> None:
+    """Add ``bufferlab model queueing``."""
+    p = model_subparsers.add_parser(
+        "queueing",
+        help="M/M/1/K and exact M/D/1/K loss and mean queue, rho^B bound, optional Monte Carlo",
+        description=(
+            "Loss probability and mean number in system of M/M/1/K and M/D/1/K queues. K is the system "
+            "capacity including the packet in service (engine DropTail limit + 1)."
+        ),
+    )
+    p.add_argument("--rho", type=_csv_floats("--rho"), required=True, help="offered load(s), comma-separated")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--buffer", "-K", type=_csv_floats("--buffer"), help="system capacity K, incl. in service")
+    g.add_argument("--limit", type=_csv_floats("--limit"), help="engine DropTail limit; K = limit + 1")
+    p.add_argument("--kind", choices=["mm1k", "md1k", "all"], default="all")
+    p.add_argument("--simulate", action="store_true", help="add a Monte Carlo of M/D/1/K")
+    p.add_argument("--arrivals", type=int, default=20000, help="Monte Carlo arrivals per replication")
+    p.add_argument("--replications", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--plot", metavar="DIR", help="write loss-vs-K figures (PNG and SVG) into DIR")
+    p.set_defaults(func=_cli_queueing)
+
+
+def _cli_queueing(args: argparse.Namespace) -> int:
+    rhos = np.asarray(args.rho, dtype=float)
+    if args.buffer is not None:
+        ks = check_int("--buffer", args.buffer, 1)
+    else:
+        ks = np.asarray(capacity_from_droptail_limit(check_int("--limit", args.limit, 0))).reshape(-1)
+    check_range("--rho", rhos, 0.0, None, low_open=True)
+    rr, kk = np.meshgrid(rhos, ks, indexing="ij")
+    rows: Dict[str, Any] = {"rho": rr.ravel().tolist(), "K": kk.ravel().astype(int).tolist()}
+    with np.errstate(under="ignore"):
+        bound = np.where(rr < 1.0, np.power(np.minimum(rr, 0.999999), kk), np.nan)
+    rows["rho^K bound"] = [None if np.isnan(b) else float(b) for b in bound.ravel()]
+    if args.kind in ("mm1k", "all"):
+        rows["M/M/1/K loss"] = np.ravel(mm1k_loss(rr, kk)).tolist()
+        rows["M/M/1/K mean"] = np.ravel(mm1k_mean_queue(rr, kk)).tolist()
+    if args.kind in ("md1k", "all"):
+        rows["M/D/1/K loss"] = np.ravel(md1k_loss(rr, kk)).tolist()
+        rows["M/D/1/K mean"] = np.ravel(md1k_mean_queue(rr, kk)).tolist()
+    if args.simulate:
+        sim = md1k_simulate(rr, kk, arrivals=args.arrivals, replications=args.replications, seed=args.seed)
+        rows["sim loss"] = np.ravel(sim.loss).tolist()
+        rows["sim loss se"] = np.ravel(sim.loss_stderr).tolist()
+        rows["sim mean"] = np.ravel(sim.mean_queue).tolist()
+    if args.json:
+        print(json.dumps({"K_definition": "max packets in system incl. the one in service", "rows": rows}))
+    else:
+        cols = list(rows)
+        print("K = max packets in the system including the one in service (engine DropTail limit + 1)")
+        print("  ".join(f"{c:>13}" for c in cols))
+        for i in range(len(rows["rho"])):
+            cells = []
+            for c in cols:
+                v = rows[c][i]
+                if c == "K":
+                    cells.append(f"{v:>13d}")
+                elif v is None:
+                    cells.append(f"{'n/a':>13}")
+                else:
+                    cells.append(f"{v:>13.4g}")
+            print("  ".join(cells))
+    if args.plot:
+        paths = plot_loss_vs_buffer(rhos, int(ks.max()), args.plot)
+        for path in paths:
+            print(f"wrote {path}")
+    return 0
+
+
+def plot_loss_vs_buffer(rhos: Any, kmax: int, directory: str) -> list:
+    """Loss against K for each rho (M/M/1/K, M/D/1/K, rho^K), saved as PNG and SVG in ``directory``."""
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rhos = check_range("rho", rhos, 0.0, None, low_open=True).reshape(-1)
+    kmax = max(int(kmax), 2)
+    ks = np.arange(1, kmax + 1)
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise BufferLabError(f"--plot: cannot create directory {directory!r}: {exc}") from exc
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for i, r in enumerate(rhos):
+        color = f"C{i % 10}"
+        mm = np.clip(mm1k_loss(r, ks), 1e-300, None)
+        md = np.clip(md1k_loss(r, ks), 1e-300, None)
+        ax.semilogy(ks, mm, "--", color=color, label=f"M/M/1/K rho={r:g}")
+        ax.semilogy(ks, md, "-", color=color, label=f"M/D/1/K rho={r:g}")
+        if r < 1:
+            ax.semilogy(ks, r**ks, ":", color=color, label=f"rho^K rho={r:g}")
+    ax.set_xlabel("K (packets in system, incl. in service)")
+    ax.set_ylabel("loss probability")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    out = []
+    for ext in ("png", "svg"):
+        path = os.path.join(directory, f"queueing_loss_vs_K.{ext}")
+        fig.savefig(path)
+        out.append(path)
+    plt.close(fig)
+    return out
+
