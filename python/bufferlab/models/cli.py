@@ -1,0 +1,103 @@
+"""``bufferlab advise`` and ``bufferlab model ...`` (sub-commands contributed by the model modules)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+from typing import Any
+
+from bufferlab.errors import BufferLabError
+from bufferlab.units import parse_rate, parse_size, parse_time
+
+#: modules asked for ``register_cli(model_subparsers)``, in ``--help`` order; missing modules are skipped
+MODEL_MODULES = (
+    "bufferlab.models.queueing",
+    "bufferlab.models.enachescu",
+    "bufferlab.models.eun_wang",
+    "bufferlab.models.whittle",
+)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``advise`` and ``model`` sub-commands to the main ``bufferlab`` parser."""
+    _register_advise(subparsers)
+    model = subparsers.add_parser(
+        "model",
+        help="analytic models from the papers (queueing, tiny buffers, Eun-Wang, Whittle index)",
+        description="Analytic models from the papers, computed exactly (no simulation engine needed).",
+    )
+    model_sub = model.add_subparsers(dest="model", metavar="MODEL")
+    for name in MODEL_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        reg = getattr(module, "register_cli", None)
+        if reg is not None:
+            reg(model_sub)
+
+
+def _register_advise(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "advise",
+        help="buffer size from each sizing rule, with predicted utilization and loss",
+        description=(
+            "Buffer size from each rule (BDP, BDP/sqrt(N), Enachescu's log rule, Eun-Wang's N^beta) in "
+            "packets, bytes and ms, with M/M/1/K, M/D/1/K, TCP fixed-point and (if available) Eun-Wang "
+            "model predictions. Units: rates like 10Gbps, times like 100ms, sizes like 1500B or 1.5KB; "
+            "plain numbers are bits/s, seconds and bytes."
+        ),
+    )
+    p.add_argument("--capacity", required=True, help="link rate, e.g. 10Gbps")
+    p.add_argument("--flows", required=True, help="number of long-lived flows N (>= 1)")
+    p.add_argument("--rtt", required=True, help="round-trip time, e.g. 100ms")
+    p.add_argument("--target-utilization", default="0.95", help="target utilization in (0, 1) (0.95)")
+    p.add_argument("--packet-size", default="1500B", help="packet size (1500B)")
+    p.add_argument("--wmax", default="64", help="per-flow window cap in packets, for Enachescu (64)")
+    p.add_argument("--alpha", default="0.2", help="Eun-Wang marking exponent, 0 < alpha < 1/2 (0.2)")
+    p.add_argument("--epsilon", default="0.1", help="Eun-Wang buffer margin: B = 12 N^(alpha+eps) (0.1)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cli_advise)
+
+
+def _number(field: str, text: str) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError) as exc:
+        raise BufferLabError(f"{field}: expected a number, got {text!r}") from exc
+
+
+def _integer(field: str, text: str, low: int) -> int:
+    try:
+        v = int(text)
+    except (TypeError, ValueError) as exc:
+        raise BufferLabError(f"{field}: expected an integer >= {low}, got {text!r}") from exc
+    if v < low:
+        raise BufferLabError(f"{field}: must be an integer >= {low}, got {v}")
+    return v
+
+
+def _cli_advise(args: argparse.Namespace) -> int:
+    from bufferlab.models.advisor import advise, format_advice
+
+    capacity = parse_rate(args.capacity, "--capacity")
+    flows = _integer("--flows", args.flows, 1)
+    rtt = parse_time(args.rtt, "--rtt")
+    target = _number("--target-utilization", args.target_utilization)
+    if not 0.0 < target < 1.0:
+        raise BufferLabError(f"--target-utilization: must be in (0, 1), got {target:g}")
+    pkt = parse_size(args.packet_size, "--packet-size")
+    wmax = _number("--wmax", args.wmax)
+    if not wmax >= 1.0:
+        raise BufferLabError(f"--wmax: must be >= 1 packet, got {wmax:g}")
+    alpha = _number("--alpha", args.alpha)
+    epsilon = _number("--epsilon", args.epsilon)
+    adv = advise(capacity, flows, rtt, target, pkt, w_max=wmax, alpha=alpha, epsilon=epsilon)
+    if args.json:
+        print(json.dumps(adv, indent=2))
+    else:
+        print(format_advice(adv))
+    return 0
