@@ -1,0 +1,41 @@
+//! The speed benchmark of `docs/benchmarks.md`: runs a scenario file (JSON) and prints wall seconds per
+//! million bottleneck packets and events per second. Usage: `bufferlab-bench SCENARIO.json`.
+
+use bufferlab_engine::{config_from_json, Simulation};
+use std::time::Instant;
+
+fn main() {
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: bufferlab-bench SCENARIO.json");
+        std::process::exit(2);
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("bufferlab-bench: cannot read {path}: {e}");
+            std::process::exit(2);
+        }
+    };
+    let cfg = match config_from_json(&text) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("bufferlab-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let t0 = Instant::now();
+    let r = Simulation::new(cfg).run();
+    let wall = t0.elapsed().as_secs_f64();
+    let s = &r.summary;
+    let pkts = s.sent as f64;
+    println!(
+        "{{\"wall_s\": {wall:.4}, \"bottleneck_packets\": {}, \"events\": {}, \"s_per_million_packets\": {:.4}, \
+         \"events_per_s\": {:.0}, \"utilization\": {:.4}, \"loss_rate\": {:.5}}}",
+        s.sent,
+        s.events,
+        wall / (pkts / 1e6),
+        s.events as f64 / wall,
+        s.utilization,
+        s.loss_rate
+    );
+}

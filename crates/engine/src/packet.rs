@@ -1,0 +1,50 @@
+//! Packets and ACKs. Both are small `Copy` values that live inside pipes and queues (ring buffers that reach
+//! their working size and stay there), so the steady state allocates nothing per packet.
+
+use crate::time::Time;
+
+/// The ECN field of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect,
+    Ce,
+}
+
+/// A TCP data packet. Sequence numbers count whole segments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    pub flow: u32,
+    pub seq: u32,
+    /// Size on the wire, bytes.
+    pub size: u32,
+    pub ecn: Ecn,
+    /// The sender set CWR (RFC 3168 §6.1.2): it has reduced its window.
+    pub cwr: bool,
+    /// A retransmission (for statistics only; receivers cannot tell).
+    pub retransmit: bool,
+    /// Free for the queue discipline (the index policy writes a packet's index here).
+    pub tag: f32,
+    /// When the packet entered the bottleneck queue.
+    pub enqueued_at: Time,
+}
+
+/// Most SACK blocks an ACK carries (RFC 2018 §3: three when timestamps are also in use).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// A cumulative ACK with SACK blocks `[start, end)` and the ECE flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Ack {
+    /// Next segment expected (everything below was received).
+    pub ack: u32,
+    pub ece: bool,
+    pub sack_len: u8,
+    pub sack: [(u32, u32); MAX_SACK_BLOCKS],
+}
+
+impl Ack {
+    pub fn sack_blocks(&self) -> &[(u32, u32)] {
+        &self.sack[..self.sack_len as usize]
+    }
+}

@@ -1,0 +1,367 @@
+//! Random Early Detection with ns-2 semantics (Floyd & Jacobson 1993; ns-2 `queue/red.cc`), which ns-3's
+//! `RedQueueDisc` also follows. Packet mode only (thresholds and the average in packets).
+//!
+//! On each arrival, with `q` the packets waiting before it:
+//! - **average**: `avg ← avg·(1−w)^(m+1) + w·q`, where `m = ⌊ptc·idle⌋` is the number of mean-size packets the
+//!   link could have sent while the queue sat idle (ptc = rate / (8·mean_pktsize)), 0 if it was busy;
+//! - `count` (arrivals since the last drop or mark) is incremented;
+//! - if `avg ≥ min_th` and `q > 1`: a **forced** drop if `avg ≥ max_th` (`2·max_th` when gentle); else, the
+//!   first time above `min_th`, `count ← 1` and nothing happens; else an **early** drop or mark with
+//!   probability `p_a`: `p_b = max_p·(avg−min_th)/(max_th−min_th)` (gentle above max_th:
+//!   `max_p + (1−max_p)·(avg−max_th)/max_th`), and with `wait` `p_a = 0` if `count·p_b < 1`,
+//!   `p_b/(2−count·p_b)` if `< 2`, else 1; without `wait` `p_a = p_b/(1−count·p_b)` (1 if that is ≥ 1);
+//! - otherwise (below `min_th`, or `q ≤ 1`) the "above min_th" flag is cleared;
+//! - an early decision marks CE instead of dropping when `ecn` is on and the packet is ECT; forced drops are
+//!   drops even with ECN (ns-2; ns-3's `UseHardDrop=true`); both reset `count` to 0;
+//! - an accepted packet that does not fit the buffer limit is an **overflow** drop.
+//!
+//! Defaults are ns-2's (`min_th` 5, `max_th` 15, `max_p` 0.1 = 1/linterm 10, `w` 0.002, gentle, wait), except
+//! `mean_pktsize`, which defaults to the scenario's packet size instead of ns-2's constant 500 B.
+
+use super::{DropReason, Fifo, Limit, QueueDisc, QueueEffects};
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::time::{to_secs, Time};
+
+/// RED's parameters (packet mode).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedParams {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub weight: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    pub ecn: bool,
+    /// Bytes; sets the idle-time correction's packet rate.
+    pub mean_pktsize: u32,
+    /// The output link's rate, bits/s.
+    pub link_rate_bps: f64,
+    pub limit: Limit,
+}
+
+/// The outcome of RED's test on one arrival, before any buffer-limit check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedDecision {
+    Accept,
+    Early,
+    Forced,
+}
+
+pub struct Red {
+    p: RedParams,
+    fifo: Fifo,
+    rng: Rng,
+    /// The EWMA of the queue length, packets.
+    avg: f64,
+    /// Arrivals since the last early or forced drop/mark.
+    count: u64,
+    /// Was the average at or above min_th at the previous arrival (ns-2 `old`)?
+    above_min: bool,
+    idle: bool,
+    idle_since: Time,
+    /// Packet transmissions per second at mean_pktsize.
+    ptc: f64,
+}
+
+/// `x^n` by repeated squaring: exact IEEE operations in a fixed order, so identical on every machine.
+fn powi_exact(mut x: f64, mut n: u64) -> f64 {
+    let mut r = 1.0;
+    while n > 0 {
+        if n & 1 == 1 {
+            r *= x;
+        }
+        x *= x;
+        n >>= 1;
+    }
+    r
+}
+
+impl Red {
+    pub fn new(p: RedParams, rng: Rng) -> Self {
+        let ptc = p.link_rate_bps / (8.0 * p.mean_pktsize as f64);
+        Red {
+            p,
+            fifo: Fifo::default(),
+            rng,
+            avg: 0.0,
+            count: 0,
+            above_min: false,
+            idle: true,
+            idle_since: 0,
+            ptc,
+        }
+    }
+
+    /// The current average queue, packets.
+    pub fn average(&self) -> f64 {
+        self.avg
+    }
+
+    /// The base probability `p_b` for average `avg` (ns-2 `calculate_p_new`).
+    pub fn base_probability(&self, avg: f64) -> f64 {
+        let p = &self.p;
+        let pb = if p.gentle && avg >= p.max_th {
+            p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th
+        } else if !p.gentle && avg >= p.max_th {
+            1.0
+        } else {
+            p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
+        };
+        pb.min(1.0)
+    }
+
+    /// The actual probability `p_a` from `p_b` and `count` (ns-2 `modify_p`).
+    pub fn actual_probability(&self, pb: f64, count: u64) -> f64 {
+        let c = count as f64;
+        let pa = if self.p.wait {
+            if c * pb < 1.0 {
+                0.0
+            } else if c * pb < 2.0 {
+                pb / (2.0 - c * pb)
+            } else {
+                1.0
+            }
+        } else if c * pb < 1.0 {
+            pb / (1.0 - c * pb)
+        } else {
+            1.0
+        };
+        pa.min(1.0)
+    }
+
+    /// Update the average for an arrival at `now` and decide; `count` and the flags are updated.
+    pub fn decide(&mut self, now: Time) -> RedDecision {
+        let q = self.fifo.len() as f64;
+        let m = if self.idle {
+            self.idle = false;
+            (self.ptc * to_secs(now.saturating_sub(self.idle_since))) as u64
+        } else {
+            0
+        };
+        self.avg = self.avg * powi_exact(1.0 - self.p.weight, m + 1) + self.p.weight * q;
+        self.count += 1;
+        let threshold_forced = if self.p.gentle {
+            2.0 * self.p.max_th
+        } else {
+            self.p.max_th
+        };
+        if self.avg >= self.p.min_th && q > 1.0 {
+            if self.avg >= threshold_forced {
+                self.count = 0;
+                RedDecision::Forced
+            } else if !self.above_min {
+                self.above_min = true;
+                self.count = 1;
+                RedDecision::Accept
+            } else {
+                let pa = self.actual_probability(self.base_probability(self.avg), self.count);
+                if self.rng.uniform() <= pa && pa > 0.0 {
+                    self.count = 0;
+                    RedDecision::Early
+                } else {
+                    RedDecision::Accept
+                }
+            }
+        } else {
+            self.above_min = false;
+            RedDecision::Accept
+        }
+    }
+}
+
+impl QueueDisc for Red {
+    fn enqueue(&mut self, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
+        match self.decide(now) {
+            RedDecision::Forced => return fx.drop(pkt, DropReason::Forced),
+            RedDecision::Early => {
+                if !(self.p.ecn && fx.mark(&mut pkt)) {
+                    return fx.drop(pkt, DropReason::Early);
+                }
+            }
+            RedDecision::Accept => {}
+        }
+        if self.p.limit.admits(&self.fifo, &pkt) {
+            pkt.enqueued_at = now;
+            self.fifo.push(pkt);
+        } else {
+            fx.drop(pkt, DropReason::Overflow);
+        }
+    }
+
+    fn dequeue(&mut self, now: Time, _fx: &mut QueueEffects) -> Option<Packet> {
+        let p = self.fifo.pop();
+        if p.is_none() {
+            self.idle = true;
+            self.idle_since = now;
+        }
+        p
+    }
+
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Ecn;
+    use crate::queue::test_packet;
+    use crate::time::from_secs;
+
+    fn params() -> RedParams {
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+            gentle: true,
+            wait: true,
+            ecn: false,
+            mean_pktsize: 1000,
+            link_rate_bps: 8e6, // 1000 packets/s of 1000 B
+            limit: Limit::Packets(1000),
+        }
+    }
+
+    #[test]
+    fn base_probability_matches_hand_values() {
+        let r = Red::new(params(), Rng::new(1, 1));
+        assert_eq!(r.base_probability(5.0), 0.0);
+        assert!((r.base_probability(10.0) - 0.05).abs() < 1e-15);
+        assert!((r.base_probability(15.0) - 0.1).abs() < 1e-15);
+        // gentle: max_p + (1 - max_p) (avg - max_th) / max_th
+        assert!((r.base_probability(22.5) - (0.1 + 0.9 * 0.5)).abs() < 1e-15);
+        assert_eq!(r.base_probability(30.0), 1.0);
+        let mut p = params();
+        p.gentle = false;
+        assert_eq!(Red::new(p, Rng::new(1, 1)).base_probability(15.0), 1.0);
+    }
+
+    #[test]
+    fn wait_rule_and_uniformization() {
+        let r = Red::new(params(), Rng::new(1, 1));
+        // wait: no drop until count * pb >= 1, then pb / (2 - count pb), then 1 at count pb >= 2
+        assert_eq!(r.actual_probability(0.05, 19), 0.0);
+        assert!((r.actual_probability(0.05, 30) - 0.05 / 0.5).abs() < 1e-15);
+        assert_eq!(r.actual_probability(0.05, 40), 1.0);
+        let mut p = params();
+        p.wait = false;
+        let r = Red::new(p, Rng::new(1, 1));
+        assert!((r.actual_probability(0.05, 10) - 0.05 / 0.5).abs() < 1e-15);
+        assert_eq!(r.actual_probability(0.05, 20), 1.0);
+    }
+
+    #[test]
+    fn average_follows_ewma_with_idle_correction() {
+        let mut r = Red::new(params(), Rng::new(1, 1));
+        let mut fx = QueueEffects::default();
+        // First arrival at t = 0 with an idle queue since 0: m = 0, avg = 0.
+        r.enqueue(test_packet(0, 0, 1000), 0, &mut fx);
+        assert_eq!(r.average(), 0.0);
+        // Nine more back-to-back arrivals: avg_k = avg_{k-1} (1-w) + w q, q = 1..9.
+        let mut expect = 0.0;
+        for s in 1..10u32 {
+            r.enqueue(test_packet(0, s, 1000), 0, &mut fx);
+            expect = expect * (1.0 - 0.002) + 0.002 * s as f64;
+        }
+        assert!((r.average() - expect).abs() < 1e-15);
+        // Drain, idle for 0.5 s = 500 packet times: avg <- avg (1-w)^(500+1) + w*0.
+        while r.dequeue(from_secs(1.0), &mut fx).is_some() {}
+        r.dequeue(from_secs(1.0), &mut fx);
+        r.enqueue(test_packet(0, 10, 1000), from_secs(1.5), &mut fx);
+        let want = expect * (1.0f64 - 0.002).powi(501);
+        assert!(
+            (r.average() - want).abs() < 1e-12,
+            "{} vs {want}",
+            r.average()
+        );
+    }
+
+    #[test]
+    fn forced_drop_at_max_th_without_gentle() {
+        // max_p tiny and `wait`: count * p_b < 1 throughout, so no early drop; avg = q (w = 1).
+        let mut p = params();
+        p.weight = 1.0;
+        p.gentle = false;
+        p.max_p = 1e-9;
+        let mut r = Red::new(p, Rng::new(1, 1));
+        let mut fx = QueueEffects::default();
+        for s in 0..15 {
+            r.enqueue(test_packet(0, s, 1000), 0, &mut fx);
+        }
+        assert!(fx.drops.is_empty());
+        // The 16th arrival sees q = 15 = max_th.
+        r.enqueue(test_packet(0, 15, 1000), 0, &mut fx);
+        assert_eq!(
+            fx.drops,
+            vec![(test_packet(0, 15, 1000), DropReason::Forced)]
+        );
+        assert_eq!(r.len(), 15);
+    }
+
+    #[test]
+    fn forced_drop_above_twice_max_th_in_gentle_mode() {
+        let mut p = params();
+        p.weight = 1.0;
+        let mut r = Red::new(p, Rng::new(1, 1));
+        for s in 0..30 {
+            r.fifo.push(test_packet(0, s, 1000));
+        }
+        r.above_min = true;
+        assert_eq!(r.decide(0), RedDecision::Forced);
+        r.fifo.pop();
+        r.fifo.pop();
+        // avg = 28 < 2 max_th: p_b = 0.1 + 0.9 * 13/15, p_a with count 1 is 0 under `wait`.
+        assert_eq!(r.decide(0), RedDecision::Accept);
+    }
+
+    #[test]
+    fn ecn_marks_instead_of_early_drop() {
+        let mut p = params();
+        p.weight = 1.0;
+        p.ecn = true;
+        p.wait = false;
+        let mut r = Red::new(p, Rng::new(3, 1));
+        let mut fx = QueueEffects::default();
+        for s in 0..25 {
+            let mut pkt = test_packet(0, s, 1000);
+            pkt.ecn = Ecn::Ect;
+            r.enqueue(pkt, 0, &mut fx);
+            if r.len() > 12 {
+                r.dequeue(0, &mut fx);
+            }
+        }
+        assert!(!fx.marks.is_empty());
+        assert!(fx.drops.iter().all(|d| d.1 != DropReason::Early));
+    }
+
+    #[test]
+    fn early_drop_rate_matches_uniformized_probability() {
+        // Hold avg fixed at 10 (w = 1, queue of 10): pb = 0.05. With `wait` the hazard at count c is
+        // pb / (2 - c pb) = 1 / (40 - c) for c in 20..40, so the gap between drops is uniform on {20..39}:
+        // mean 29.5 arrivals.
+        let mut p = params();
+        p.weight = 1.0;
+        let mut r = Red::new(p, Rng::new(11, 1));
+        let mut fx = QueueEffects::default();
+        for s in 0..10 {
+            r.enqueue(test_packet(0, s, 1000), 0, &mut fx);
+        }
+        fx.drops.clear();
+        let n = 200_000;
+        for s in 0..n {
+            r.enqueue(test_packet(0, s, 1000), 0, &mut fx);
+            if r.len() > 10 {
+                r.dequeue(0, &mut fx);
+            }
+        }
+        let rate = fx.drops.len() as f64 / n as f64;
+        assert!((rate - 1.0 / 29.5).abs() < 0.0005, "{rate}");
+    }
+}

@@ -1,0 +1,32 @@
+//! TCP: a bulk-data sender and its receiver, with segment-granularity sequence numbers.
+//!
+//! - [`sender::Sender`]: slow start and congestion avoidance through a [`cc::CongestionControl`], fast
+//!   retransmit and NewReno fast recovery (RFC 6582) or, with SACK, RFC 6675 loss recovery; the RFC 6298
+//!   timer with Karn's rule and backoff; ECN (RFC 3168).
+//! - [`receiver::Receiver`]: cumulative ACKs, SACK blocks (RFC 2018), delayed ACKs (RFC 5681 §4.2), ECN-Echo.
+
+pub mod cc;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+use crate::time::Time;
+pub use rtt::RtoBounds;
+
+/// Settings shared by all flows of a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Wire size of a data packet, bytes.
+    pub packet_size: u32,
+    /// Payload bytes per segment (packet_size minus headers).
+    pub payload: u32,
+    pub initial_window: f64,
+    /// W_max: most segments in flight (the receiver's window), `u32::MAX` if unlimited.
+    pub max_window: u32,
+    pub rto: RtoBounds,
+    pub sack: bool,
+    pub ecn: bool,
+    pub dupack_threshold: u32,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Time,
+}

@@ -1,0 +1,261 @@
+//! The TCP receiver: cumulative ACKs, SACK blocks, delayed ACKs and ECN-Echo.
+//!
+//! - SACK (RFC 2018 §4): up to three blocks; the first holds the segment that triggered the ACK, the
+//!   others are the most recently changed of the remaining blocks.
+//! - Delayed ACK (RFC 5681 §4.2, RFC 1122): an ACK for at least every second segment, or when the
+//!   delayed-ACK timer expires; an immediate ACK for out-of-order segments and for segments that fill a hole.
+//! - ECN (RFC 3168 §6.1.3): a CE mark sets ECE on every ACK until a data packet with CWR arrives.
+
+use super::TcpConfig;
+use crate::packet::{Ack, Ecn, Packet, MAX_SACK_BLOCKS};
+use crate::time::{Time, NEVER};
+
+/// A block of segments received above the cumulative point, `[start, end)`, and when it last changed.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    start: u32,
+    end: u32,
+    changed: u64,
+}
+
+#[derive(Default)]
+pub struct Receiver {
+    rcv_nxt: u32,
+    /// Out-of-order blocks, sorted by start, disjoint and non-adjacent.
+    blocks: Vec<Block>,
+    changes: u64,
+    ece: bool,
+    /// Segments received since the last ACK went out.
+    unacked: u32,
+    /// When the delayed-ACK timer expires (`NEVER` if unarmed).
+    pub delack_deadline: Time,
+    /// When the scheduled delayed-ACK event fires (`NEVER` if none).
+    pub delack_event_at: Time,
+}
+
+/// What the receiver did with a data packet.
+pub struct Delivery {
+    /// Segments that became in-order (goodput).
+    pub new_in_order: u32,
+    /// The ACK to send now, if any.
+    pub ack: Option<Ack>,
+}
+
+impl Receiver {
+    pub fn new() -> Self {
+        Receiver {
+            delack_deadline: NEVER,
+            delack_event_at: NEVER,
+            ..Default::default()
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u32 {
+        self.rcv_nxt
+    }
+
+    pub fn on_data(&mut self, pkt: &Packet, now: Time, cfg: &TcpConfig) -> Delivery {
+        if pkt.cwr {
+            self.ece = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            self.ece = true;
+        }
+        let had_holes = !self.blocks.is_empty();
+        let before = self.rcv_nxt;
+        let mut first_block = None;
+        if pkt.seq == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            if let Some(b) = self.blocks.first() {
+                if b.start == self.rcv_nxt {
+                    self.rcv_nxt = b.end;
+                    self.blocks.remove(0);
+                }
+            }
+        } else if pkt.seq > self.rcv_nxt {
+            first_block = Some(self.insert(pkt.seq));
+        }
+        let new_in_order = self.rcv_nxt - before;
+        let in_order_only = pkt.seq == before && !had_holes;
+        self.unacked += 1;
+        let ack_now = !cfg.delayed_ack || !in_order_only || self.unacked >= 2;
+        if ack_now {
+            Delivery {
+                new_in_order,
+                ack: Some(self.make_ack(first_block, cfg)),
+            }
+        } else {
+            if self.delack_deadline == NEVER {
+                self.delack_deadline = now + cfg.delayed_ack_timeout;
+            }
+            Delivery {
+                new_in_order,
+                ack: None,
+            }
+        }
+    }
+
+    /// The delayed-ACK timer fired: the pending ACK, if one is still owed.
+    pub fn on_delack_timer(&mut self, cfg: &TcpConfig) -> Option<Ack> {
+        self.delack_deadline = NEVER;
+        (self.unacked > 0).then(|| self.make_ack(None, cfg))
+    }
+
+    /// Record `seq` above `rcv_nxt`; returns the index of its block.
+    fn insert(&mut self, seq: u32) -> usize {
+        self.changes += 1;
+        let stamp = self.changes;
+        let i = self.blocks.partition_point(|b| b.end < seq);
+        if i < self.blocks.len() && self.blocks[i].start <= seq && seq < self.blocks[i].end {
+            self.blocks[i].changed = stamp; // duplicate
+            return i;
+        }
+        if i < self.blocks.len() && self.blocks[i].end == seq {
+            self.blocks[i].end += 1;
+            self.blocks[i].changed = stamp;
+            if i + 1 < self.blocks.len() && self.blocks[i + 1].start == seq + 1 {
+                self.blocks[i].end = self.blocks[i + 1].end;
+                self.blocks.remove(i + 1);
+            }
+            return i;
+        }
+        if i < self.blocks.len() && self.blocks[i].start == seq + 1 {
+            self.blocks[i].start = seq;
+            self.blocks[i].changed = stamp;
+            return i;
+        }
+        self.blocks.insert(
+            i,
+            Block {
+                start: seq,
+                end: seq + 1,
+                changed: stamp,
+            },
+        );
+        i
+    }
+
+    fn make_ack(&mut self, first_block: Option<usize>, cfg: &TcpConfig) -> Ack {
+        self.unacked = 0;
+        self.delack_deadline = NEVER;
+        let mut ack = Ack {
+            ack: self.rcv_nxt,
+            ece: self.ece,
+            ..Default::default()
+        };
+        if cfg.sack && !self.blocks.is_empty() {
+            let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
+            let mut n = 0;
+            if let Some(i) = first_block {
+                chosen[0] = i;
+                n = 1;
+            }
+            while n < MAX_SACK_BLOCKS {
+                let next = (0..self.blocks.len())
+                    .filter(|i| !chosen[..n].contains(i))
+                    .max_by_key(|&i| self.blocks[i].changed);
+                match next {
+                    Some(i) => {
+                        chosen[n] = i;
+                        n += 1;
+                    }
+                    None => break,
+                }
+            }
+            for (k, &i) in chosen[..n].iter().enumerate() {
+                ack.sack[k] = (self.blocks[i].start, self.blocks[i].end);
+            }
+            ack.sack_len = n as u8;
+        }
+        ack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::RtoBounds;
+
+    fn cfg(delayed: bool) -> TcpConfig {
+        TcpConfig {
+            packet_size: 1000,
+            payload: 960,
+            initial_window: 1.0,
+            max_window: u32::MAX,
+            rto: RtoBounds {
+                initial: 1,
+                min: 1,
+                max: 1,
+                granularity: 1,
+            },
+            sack: true,
+            ecn: true,
+            dupack_threshold: 3,
+            delayed_ack: delayed,
+            delayed_ack_timeout: 100,
+        }
+    }
+
+    fn data(seq: u32) -> Packet {
+        Packet {
+            flow: 0,
+            seq,
+            size: 1000,
+            ecn: Ecn::Ect,
+            cwr: false,
+            retransmit: false,
+            tag: 0.0,
+            enqueued_at: 0,
+        }
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first_and_hole_fill() {
+        let c = cfg(false);
+        let mut r = Receiver::new();
+        r.on_data(&data(0), 0, &c);
+        r.on_data(&data(2), 0, &c);
+        r.on_data(&data(3), 0, &c);
+        let a = r.on_data(&data(6), 0, &c).ack.unwrap();
+        assert_eq!(a.ack, 1);
+        assert_eq!(a.sack_blocks(), &[(6, 7), (2, 4)]);
+        let a = r.on_data(&data(4), 0, &c).ack.unwrap();
+        assert_eq!(a.sack_blocks(), &[(2, 5), (6, 7)]);
+        let d = r.on_data(&data(1), 0, &c);
+        assert_eq!(d.new_in_order, 4);
+        let a = d.ack.unwrap();
+        assert_eq!(a.ack, 5);
+        assert_eq!(a.sack_blocks(), &[(6, 7)]);
+        let d = r.on_data(&data(5), 0, &c);
+        assert_eq!(d.ack.unwrap().ack, 7);
+        assert_eq!(d.new_in_order, 2);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_timer() {
+        let c = cfg(true);
+        let mut r = Receiver::new();
+        assert!(r.on_data(&data(0), 10, &c).ack.is_none());
+        assert_eq!(r.delack_deadline, 110);
+        assert_eq!(r.on_data(&data(1), 20, &c).ack.unwrap().ack, 2);
+        assert_eq!(r.delack_deadline, NEVER);
+        assert!(r.on_data(&data(2), 30, &c).ack.is_none());
+        assert_eq!(r.on_delack_timer(&c).unwrap().ack, 3);
+        assert!(r.on_delack_timer(&c).is_none());
+        // out of order: immediate
+        assert!(r.on_data(&data(5), 40, &c).ack.is_some());
+    }
+
+    #[test]
+    fn ece_until_cwr() {
+        let c = cfg(false);
+        let mut r = Receiver::new();
+        let mut p = data(0);
+        p.ecn = Ecn::Ce;
+        assert!(r.on_data(&p, 0, &c).ack.unwrap().ece);
+        assert!(r.on_data(&data(1), 0, &c).ack.unwrap().ece);
+        let mut p = data(2);
+        p.cwr = true;
+        assert!(!r.on_data(&p, 0, &c).ack.unwrap().ece);
+    }
+}

@@ -1,0 +1,109 @@
+//! The retransmission timer's estimator (RFC 6298): SRTT and RTTVAR with gains 1/8 and 1/4,
+//! RTO = SRTT + max(G, 4·RTTVAR) clamped to [min_rto, max_rto], doubled on each expiry (§5.5) until a new
+//! valid sample arrives. Karn's rule (samples only from never-retransmitted segments) is the sender's job.
+
+use crate::time::{from_secs, to_secs, Time};
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    srtt: f64,
+    rttvar: f64,
+    base_rto: Time,
+    backoff: u32,
+    has_sample: bool,
+}
+
+/// The timer's bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RtoBounds {
+    pub initial: Time,
+    pub min: Time,
+    pub max: Time,
+    pub granularity: Time,
+}
+
+impl RttEstimator {
+    pub fn new(b: &RtoBounds) -> Self {
+        RttEstimator {
+            srtt: 0.0,
+            rttvar: 0.0,
+            base_rto: b.initial,
+            backoff: 0,
+            has_sample: false,
+        }
+    }
+
+    pub fn sample(&mut self, r: Time, b: &RtoBounds) {
+        let r = to_secs(r);
+        if self.has_sample {
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r;
+        } else {
+            self.srtt = r;
+            self.rttvar = r / 2.0;
+            self.has_sample = true;
+        }
+        let rto = from_secs(self.srtt + (4.0 * self.rttvar).max(to_secs(b.granularity)));
+        self.base_rto = rto.clamp(b.min, b.max);
+        self.backoff = 0;
+    }
+
+    /// The current timeout, with exponential backoff.
+    pub fn rto(&self, b: &RtoBounds) -> Time {
+        self.base_rto
+            .saturating_mul(1u64 << self.backoff.min(30))
+            .min(b.max)
+    }
+
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(30);
+    }
+
+    pub fn srtt(&self) -> Option<f64> {
+        self.has_sample.then_some(self.srtt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bounds() -> RtoBounds {
+        RtoBounds {
+            initial: from_secs(1.0),
+            min: from_secs(0.2),
+            max: from_secs(60.0),
+            granularity: from_secs(0.001),
+        }
+    }
+
+    #[test]
+    fn rfc6298_first_and_second_sample() {
+        let b = bounds();
+        let mut e = RttEstimator::new(&b);
+        assert_eq!(e.rto(&b), from_secs(1.0));
+        e.sample(from_secs(0.1), &b);
+        // SRTT = 0.1, RTTVAR = 0.05, RTO = 0.1 + 0.2 = 0.3
+        assert_eq!(e.rto(&b), from_secs(0.3));
+        e.sample(from_secs(0.2), &b);
+        // RTTVAR = 0.75*0.05 + 0.25*0.1 = 0.0625; SRTT = 0.875*0.1 + 0.125*0.2 = 0.1125; RTO = 0.3625
+        assert_eq!(e.rto(&b), from_secs(0.3625));
+    }
+
+    #[test]
+    fn min_rto_and_backoff() {
+        let b = bounds();
+        let mut e = RttEstimator::new(&b);
+        e.sample(from_secs(0.01), &b);
+        assert_eq!(e.rto(&b), from_secs(0.2));
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.rto(&b), from_secs(0.8));
+        for _ in 0..20 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(&b), from_secs(60.0));
+        e.sample(from_secs(0.01), &b);
+        assert_eq!(e.rto(&b), from_secs(0.2));
+    }
+}

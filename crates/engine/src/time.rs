@@ -1,0 +1,44 @@
+//! Simulated time: integer picoseconds in a `u64` (about 213 days of range), so arithmetic is exact and
+//! runs are bit-identical on every machine.
+
+/// A point in simulated time or a duration, in picoseconds.
+pub type Time = u64;
+
+/// Picoseconds per second.
+pub const PS_PER_SEC: u64 = 1_000_000_000_000;
+
+/// "Never": a timer that is not armed.
+pub const NEVER: Time = u64::MAX;
+
+/// Seconds (finite, non-negative, checked by the scenario) to picoseconds, rounded to nearest.
+pub fn from_secs(s: f64) -> Time {
+    (s * PS_PER_SEC as f64).round() as Time
+}
+
+/// Picoseconds to seconds.
+pub fn to_secs(t: Time) -> f64 {
+    t as f64 / PS_PER_SEC as f64
+}
+
+/// Serialization time of `bytes` on a link of `rate_bps` bits/s, rounded up to the next picosecond.
+pub fn serialization(bytes: u32, rate_bps: f64) -> Time {
+    (bytes as f64 * 8.0 * PS_PER_SEC as f64 / rate_bps).ceil() as Time
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialization_is_exact_for_round_rates() {
+        assert_eq!(serialization(1000, 1e9), 8_000_000);
+        assert_eq!(serialization(1500, 100e6), 120_000_000);
+        assert_eq!(serialization(40, 10e9), 32_000);
+    }
+
+    #[test]
+    fn seconds_round_trip() {
+        assert_eq!(from_secs(0.1), 100_000_000_000);
+        assert!((to_secs(from_secs(1.234_567)) - 1.234_567).abs() < 1e-12);
+    }
+}

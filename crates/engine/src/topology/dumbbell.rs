@@ -1,0 +1,461 @@
+//! The dumbbell simulation: senders → access links → bottleneck queue and link → receivers → ACK path.
+//!
+//! Paths that never queue cost no events beyond their delay:
+//! - an access link is FIFO with a known rate, so a packet's arrival time at the router is computed when it
+//!   is sent (`max(now, link free) + serialization + delay`) and the packet waits in the flow's
+//!   in-order pipe for one `ArriveAtRouter` event;
+//! - the path from the bottleneck to the receiver is a pure delay `d_b`, so a receiver processes a packet
+//!   when it leaves the bottleneck, with its clock read as `now + d_b`;
+//! - ACKs return over an uncongested path with the same propagation delays plus the ACK's serialization on
+//!   the bottleneck and access links, as one `AckAtSender` event each.
+//!
+//! So a data packet costs three events: arrival at the router, end of serialization, its ACK at the sender.
+
+use crate::events::{Event, EventQueue};
+use crate::monitor::{jain_index, BottleneckStats, FlowStats};
+use crate::packet::{Ack, Packet};
+use crate::queue::{AnyQueue, DropTail, QueueDisc, QueueEffects, Red};
+use crate::results::{FlowResult, Results, Series, Summary};
+use crate::rng::{stream, Rng};
+use crate::scenario::{CcKind, Config, QueueConfig};
+use crate::tcp::cc::{AnyCc, NewReno};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::Sender;
+use crate::time::{serialization, to_secs, Time, NEVER};
+use std::collections::VecDeque;
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    /// Packets on the access link, in arrival order at the router.
+    to_router: VecDeque<Packet>,
+    /// ACKs on the return path, in arrival order at the sender.
+    to_sender: VecDeque<Ack>,
+    access_free_at: Time,
+    access_serialization: Time,
+    access_delay: Time,
+    /// From the bottleneck's end of serialization to the ACK's arrival at the sender.
+    ack_delay: Time,
+    stats: FlowStats,
+}
+
+/// A running dumbbell experiment.
+pub struct Simulation {
+    cfg: Config,
+    now: Time,
+    events: EventQueue,
+    flows: Vec<Flow>,
+    queue: AnyQueue,
+    fx: QueueEffects,
+    in_service: Option<Packet>,
+    queue_timer_at: Time,
+    out: Vec<Packet>,
+    stats: BottleneckStats,
+    series: Series,
+    // Whole-run conservation counters.
+    delivered: u64,
+    dropped: u64,
+    after_end: u64,
+    finished: bool,
+}
+
+impl Simulation {
+    pub fn new(cfg: Config) -> Self {
+        let queue = match &cfg.queue {
+            QueueConfig::DropTail { limit } => AnyQueue::DropTail(DropTail::new(*limit)),
+            QueueConfig::Red(p) => AnyQueue::Red(Box::new(Red::new(
+                p.clone(),
+                Rng::new(cfg.seed, stream::QUEUE),
+            ))),
+        };
+        let ack_on_bottleneck = serialization(cfg.ack_size, cfg.bottleneck_rate);
+        let mut events = EventQueue::default();
+        let flows = cfg
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let cc = match cfg.cc {
+                    CcKind::Newreno => AnyCc::NewReno(NewReno),
+                };
+                events.schedule(f.start, Event::FlowStart(i as u32));
+                if f.stop != NEVER {
+                    events.schedule(f.stop, Event::FlowStop(i as u32));
+                }
+                Flow {
+                    sender: Sender::new(i as u32, cc, &cfg.tcp),
+                    receiver: Receiver::new(),
+                    to_router: VecDeque::new(),
+                    to_sender: VecDeque::new(),
+                    access_free_at: 0,
+                    access_serialization: serialization(cfg.tcp.packet_size, f.access_rate),
+                    access_delay: f.access_delay,
+                    ack_delay: 2 * cfg.bottleneck_delay
+                        + f.access_delay
+                        + ack_on_bottleneck
+                        + serialization(cfg.ack_size, f.access_rate),
+                    stats: FlowStats::default(),
+                }
+            })
+            .collect();
+        events.schedule(cfg.warmup, Event::WarmupEnd);
+        if cfg.sample_interval.is_some() {
+            events.schedule(0, Event::Sample);
+        }
+        let series = Series::new(if cfg.sample_cwnd { cfg.flows.len() } else { 0 });
+        let mut sim = Simulation {
+            cfg,
+            now: 0,
+            events,
+            flows,
+            queue,
+            fx: QueueEffects::default(),
+            in_service: None,
+            queue_timer_at: NEVER,
+            out: Vec::new(),
+            stats: BottleneckStats::default(),
+            series,
+            delivered: 0,
+            dropped: 0,
+            after_end: 0,
+            finished: false,
+        };
+        sim.sync_queue_timer();
+        sim
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events executed so far.
+    pub fn events_executed(&self) -> u64 {
+        self.events.executed()
+    }
+
+    /// Run every event due at or before `until` (capped at the scenario's duration).
+    pub fn run_until(&mut self, until: Time) {
+        let until = until.min(self.cfg.duration);
+        while let Some((t, ev)) = self.events.pop_until(until) {
+            self.now = t;
+            self.dispatch(ev);
+        }
+        self.now = self.now.max(until);
+    }
+
+    /// Run to the end and collect the results.
+    pub fn run(mut self) -> Results {
+        self.run_until(self.cfg.duration);
+        self.finish()
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::ArriveAtRouter(f) => self.arrive_at_router(f as usize),
+            Event::LinkTxDone => self.link_tx_done(),
+            Event::AckAtSender(f) => {
+                let f = f as usize;
+                let ack = self.flows[f]
+                    .to_sender
+                    .pop_front()
+                    .expect("an ACK per AckAtSender event");
+                let flow = &mut self.flows[f];
+                flow.sender
+                    .on_ack(&ack, self.now, &self.cfg.tcp, &mut self.out);
+                self.send_out(f);
+            }
+            Event::RetransmitTimer(f) => self.retransmit_timer(f as usize),
+            Event::DelayedAckTimer(f) => self.delayed_ack_timer(f as usize),
+            Event::FlowStart(f) => {
+                self.flows[f as usize]
+                    .sender
+                    .start(self.now, &self.cfg.tcp, &mut self.out);
+                self.send_out(f as usize);
+            }
+            Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
+            Event::QueueTimer => {
+                if self.now == self.queue_timer_at {
+                    self.queue_timer_at = NEVER;
+                    self.queue.on_timer(self.now, &mut self.fx);
+                    self.apply_queue_effects();
+                    self.sync_queue_timer();
+                }
+            }
+            Event::Sample => self.sample(),
+            Event::WarmupEnd => {
+                self.stats.begin(self.now);
+                self.stats.queue_changed(self.now, self.queue.len());
+                for f in &mut self.flows {
+                    f.stats = FlowStats::default();
+                }
+            }
+        }
+    }
+
+    /// Put the packets the sender just emitted on its access link, and keep its timer scheduled.
+    fn send_out(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        for pkt in self.out.drain(..) {
+            let done = self.now.max(flow.access_free_at) + flow.access_serialization;
+            flow.access_free_at = done;
+            flow.to_router.push_back(pkt);
+            self.events
+                .schedule(done + flow.access_delay, Event::ArriveAtRouter(f as u32));
+        }
+        let s = &mut flow.sender;
+        if s.rto_deadline != NEVER && s.rto_deadline < s.rto_event_at {
+            s.rto_event_at = s.rto_deadline;
+            self.events
+                .schedule(s.rto_deadline, Event::RetransmitTimer(f as u32));
+        }
+    }
+
+    fn retransmit_timer(&mut self, f: usize) {
+        let s = &mut self.flows[f].sender;
+        if self.now != s.rto_event_at {
+            return; // superseded by an earlier one
+        }
+        s.rto_event_at = NEVER;
+        if s.rto_deadline == NEVER {
+            return;
+        }
+        if self.now < s.rto_deadline {
+            s.rto_event_at = s.rto_deadline;
+            self.events
+                .schedule(s.rto_deadline, Event::RetransmitTimer(f as u32));
+            return;
+        }
+        s.on_timeout(self.now, &self.cfg.tcp, &mut self.out);
+        self.send_out(f);
+    }
+
+    /// The receiver's clock is `now + bottleneck_delay`; its timer events run on the bottleneck's clock.
+    fn delayed_ack_timer(&mut self, f: usize) {
+        let d_b = self.cfg.bottleneck_delay;
+        let r = &mut self.flows[f].receiver;
+        if self.now != r.delack_event_at {
+            return;
+        }
+        r.delack_event_at = NEVER;
+        if r.delack_deadline == NEVER {
+            return;
+        }
+        if self.now + d_b < r.delack_deadline {
+            r.delack_event_at = r.delack_deadline - d_b;
+            self.events
+                .schedule(r.delack_event_at, Event::DelayedAckTimer(f as u32));
+            return;
+        }
+        if let Some(ack) = r.on_delack_timer(&self.cfg.tcp) {
+            self.send_ack(f, ack);
+        }
+    }
+
+    fn send_ack(&mut self, f: usize, ack: Ack) {
+        let flow = &mut self.flows[f];
+        flow.to_sender.push_back(ack);
+        self.events
+            .schedule(self.now + flow.ack_delay, Event::AckAtSender(f as u32));
+    }
+
+    fn arrive_at_router(&mut self, f: usize) {
+        let pkt = self.flows[f]
+            .to_router
+            .pop_front()
+            .expect("a packet per ArriveAtRouter event");
+        if self.stats.measuring {
+            self.stats.arrivals += 1;
+        }
+        self.queue.enqueue(pkt, self.now, &mut self.fx);
+        self.apply_queue_effects();
+        if self.in_service.is_none() {
+            self.start_service();
+        }
+        self.stats.queue_changed(self.now, self.queue.len());
+        self.sync_queue_timer();
+    }
+
+    fn start_service(&mut self) {
+        if let Some(pkt) = self.queue.dequeue(self.now, &mut self.fx) {
+            self.stats.on_service_start(self.now - pkt.enqueued_at);
+            self.events.schedule(
+                self.now + serialization(pkt.size, self.cfg.bottleneck_rate),
+                Event::LinkTxDone,
+            );
+            self.in_service = Some(pkt);
+        }
+        self.apply_queue_effects();
+    }
+
+    fn link_tx_done(&mut self) {
+        let pkt = self.in_service.take().expect("a packet in service");
+        if self.stats.measuring {
+            self.stats.departures += 1;
+            self.stats.departed_bytes += pkt.size as u64;
+        }
+        self.deliver(pkt);
+        self.start_service();
+        self.stats.queue_changed(self.now, self.queue.len());
+        self.sync_queue_timer();
+    }
+
+    /// The packet reaches its receiver `bottleneck_delay` after leaving the bottleneck.
+    fn deliver(&mut self, pkt: Packet) {
+        let at_receiver = self.now + self.cfg.bottleneck_delay;
+        if at_receiver > self.cfg.duration {
+            self.after_end += 1;
+            return;
+        }
+        self.delivered += 1;
+        let f = pkt.flow as usize;
+        let payload = self.cfg.tcp.payload as u64;
+        let flow = &mut self.flows[f];
+        let d = flow.receiver.on_data(&pkt, at_receiver, &self.cfg.tcp);
+        if self.stats.measuring && at_receiver >= self.cfg.warmup {
+            flow.stats.goodput_bytes += d.new_in_order as u64 * payload;
+            flow.stats.throughput_bytes += payload;
+        }
+        let r = &mut flow.receiver;
+        if r.delack_deadline != NEVER && r.delack_event_at == NEVER {
+            r.delack_event_at = r.delack_deadline - self.cfg.bottleneck_delay;
+            self.events
+                .schedule(r.delack_event_at, Event::DelayedAckTimer(f as u32));
+        }
+        if let Some(ack) = d.ack {
+            self.send_ack(f, ack);
+        }
+    }
+
+    fn apply_queue_effects(&mut self) {
+        for (pkt, reason) in self.fx.drops.drain(..) {
+            self.dropped += 1;
+            self.stats.on_drop(reason);
+            if self.stats.measuring {
+                self.flows[pkt.flow as usize].stats.drops += 1;
+            }
+        }
+        for f in self.fx.marks.drain(..) {
+            if self.stats.measuring {
+                self.stats.marks += 1;
+                self.flows[f as usize].stats.marks += 1;
+            }
+        }
+    }
+
+    fn sync_queue_timer(&mut self) {
+        if let Some(t) = self.queue.next_timer() {
+            if t < self.queue_timer_at {
+                self.queue_timer_at = t.max(self.now);
+                self.events.schedule(self.queue_timer_at, Event::QueueTimer);
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        self.series.time_s.push(to_secs(self.now));
+        self.series.queue_pkts.push(self.queue.len() as f64);
+        if self.cfg.sample_cwnd {
+            for (i, f) in self.flows.iter().enumerate() {
+                self.series.cwnd[i].push(f.sender.cwnd());
+            }
+        }
+        if let Some(dt) = self.cfg.sample_interval {
+            self.events.schedule(self.now + dt, Event::Sample);
+        }
+    }
+
+    /// Packets sent, delivered, dropped and still in the network (access links, queue, link, last hop).
+    pub fn conservation(&self) -> (u64, u64, u64, u64) {
+        let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum();
+        let on_access: u64 = self.flows.iter().map(|f| f.to_router.len() as u64).sum();
+        let in_flight =
+            on_access + self.queue.len() as u64 + self.in_service.is_some() as u64 + self.after_end;
+        (sent, self.delivered, self.dropped, in_flight)
+    }
+
+    /// Close the statistics and collect the results (runs the rest of the scenario first).
+    pub fn finish(mut self) -> Results {
+        self.run_until(self.cfg.duration);
+        let end = self.cfg.duration;
+        if !self.finished {
+            self.stats.finish(end);
+            self.finished = true;
+        }
+        let window = end - self.cfg.warmup;
+        let secs = to_secs(window);
+        let st = &self.stats;
+        let flows: Vec<FlowResult> = self
+            .flows
+            .iter()
+            .zip(&self.cfg.flows)
+            .enumerate()
+            .map(|(i, (f, fc))| FlowResult {
+                flow: i as u32,
+                rtt_s: to_secs(fc.rtt),
+                start_s: to_secs(fc.start),
+                goodput_bps: f.stats.goodput_bytes as f64 * 8.0 / secs,
+                throughput_bps: f.stats.throughput_bytes as f64 * 8.0 / secs,
+                sent: f.sender.stats.sent,
+                retransmits: f.sender.stats.retransmits,
+                timeouts: f.sender.stats.timeouts,
+                fast_recoveries: f.sender.stats.fast_recoveries,
+                ecn_reductions: f.sender.stats.ecn_reductions,
+                drops: f.stats.drops,
+                marks: f.stats.marks,
+                final_cwnd: f.sender.cwnd(),
+                srtt_s: f.sender.srtt().unwrap_or(f64::NAN),
+            })
+            .collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        let (sent, delivered, dropped, in_flight) = self.conservation();
+        let arrivals = st.arrivals.max(1) as f64;
+        let summary = Summary {
+            name: self.cfg.name.clone(),
+            seed: self.cfg.seed,
+            flows: self.flows.len() as u64,
+            duration_s: to_secs(end),
+            warmup_s: to_secs(self.cfg.warmup),
+            utilization: st.departed_bytes as f64 * 8.0 / (self.cfg.bottleneck_rate * secs),
+            throughput_bps: st.departed_bytes as f64 * 8.0 / secs,
+            goodput_bps: goodputs.iter().sum(),
+            arrivals: st.arrivals,
+            departures: st.departures,
+            drops_overflow: st.drops_overflow,
+            drops_early: st.drops_early,
+            drops_forced: st.drops_forced,
+            drops: st.drops(),
+            marks: st.marks,
+            loss_rate: st.drops() as f64 / arrivals,
+            mark_rate: st.marks as f64 / arrivals,
+            queue_mean_pkts: st.queue_mean(window),
+            queue_p50_pkts: st.queue_quantile(0.5),
+            queue_p90_pkts: st.queue_quantile(0.9),
+            queue_p99_pkts: st.queue_quantile(0.99),
+            queue_max_pkts: st.queue_max() as f64,
+            delay_mean_s: st.delay.mean(),
+            delay_std_s: st.delay.std(),
+            delay_p50_s: st.delay_quantile(0.5),
+            delay_p90_s: st.delay_quantile(0.9),
+            delay_p99_s: st.delay_quantile(0.99),
+            jain_index: jain_index(&goodputs),
+            timeouts: flows.iter().map(|f| f.timeouts).sum(),
+            fast_retransmits: flows.iter().map(|f| f.fast_recoveries).sum(),
+            retransmits: flows.iter().map(|f| f.retransmits).sum(),
+            sent,
+            delivered,
+            dropped,
+            in_flight,
+            events: self.events.executed(),
+        };
+        Results {
+            summary,
+            flows,
+            series: std::mem::take(&mut self.series),
+        }
+    }
+}
