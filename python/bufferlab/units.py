@@ -23,7 +23,7 @@ _NUMBER_RE = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*
 _SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 # rate units -> bits per second
-_RATE_UNITS: Dict[str, float] = {}
+_RATE_UNITS: Dict[str, float] = {"": 1.0}
 for _p, _f in _SI.items():
     for _suffix in ("bps", "b/s", "bit/s", "bits/s"):
         _RATE_UNITS[_p + _suffix] = _f
