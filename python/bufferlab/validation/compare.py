@@ -1,0 +1,314 @@
+"""Run one scenario in BufferLab and in ns-3 and compare them against fixed tolerances.
+
+Tolerances (issue "Agree with ns-3"), measured against the ns-3 value:
+
+* utilization: within 2 percentage points (absolute 0.02);
+* loss rate: within 25 % relative, or 0.002 absolute when both rates are below 1 %;
+* ECN mark rate: the loss-rate rule (it is the same signal, delivered by marking instead of dropping);
+* mean queue length: within 15 % relative;
+* Jain's index: within 0.03 absolute.
+
+The 99th-percentile queue, mean queueing delay and aggregate goodput are shown without a verdict.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Sequence
+
+import numpy as np
+
+from bufferlab.errors import BufferLabError
+from bufferlab.validation import ns3sim
+
+
+@dataclass
+class Row:
+    """One line of a comparison table."""
+
+    metric: str
+    bufferlab: float
+    ns3: float
+    difference: float
+    tolerance: str
+    verdict: str  # "pass", "fail" or "-" (informational)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict != "fail"
+
+
+def _abs_rule(tol: float) -> Callable[[float, float], tuple[float, str, bool]]:
+    def rule(ours: float, ref: float) -> tuple[float, str, bool]:
+        d = ours - ref
+        return d, f"±{tol:g} abs", abs(d) <= tol + 1e-12
+
+    return rule
+
+
+def _rel_rule(tol: float) -> Callable[[float, float], tuple[float, str, bool]]:
+    def rule(ours: float, ref: float) -> tuple[float, str, bool]:
+        d = ours - ref
+        if ref == 0:
+            return d, f"±{tol:.0%} rel", ours == 0
+        return d, f"±{tol:.0%} rel", abs(d) <= tol * abs(ref) + 1e-12
+
+    return rule
+
+
+def _rate_rule(ours: float, ref: float) -> tuple[float, str, bool]:
+    """Loss (or mark) rate: 25 % relative, or 0.002 absolute when both are below 1 %."""
+    d = ours - ref
+    if max(ours, ref) < 0.01:
+        return d, "±0.002 abs (<1%)", abs(d) <= 0.002 + 1e-12
+    return d, "±25% rel", abs(d) <= 0.25 * abs(ref) + 1e-12
+
+
+#: metric -> rule; metrics with rule None are shown without a verdict.
+TOLERANCES: Dict[str, Any] = {
+    "utilization": _abs_rule(0.02),
+    "loss_rate": _rate_rule,
+    "mark_rate": _rate_rule,
+    "queue_mean_pkts": _rel_rule(0.15),
+    "jain_index": _abs_rule(0.03),
+    "queue_p99_pkts": None,
+    "delay_mean_s": None,
+    "goodput_bps": None,
+}
+
+
+def check(metric: str, ours: float, ref: float) -> Row:
+    """One table row: ``ours`` (BufferLab) against ``ref`` (ns-3) under the metric's tolerance."""
+    if metric not in TOLERANCES:
+        raise BufferLabError(f"no tolerance defined for metric {metric!r}")
+    rule = TOLERANCES[metric]
+    ours_f, ref_f = float(ours), float(ref)
+    if rule is None:
+        return Row(metric, ours_f, ref_f, ours_f - ref_f, "-", "-")
+    if math.isnan(ours_f) or math.isnan(ref_f):
+        return Row(metric, ours_f, ref_f, float("nan"), "-", "fail")
+    d, tol, ok = rule(ours_f, ref_f)
+    return Row(metric, ours_f, ref_f, d, tol, "pass" if ok else "fail")
+
+
+def compare_summaries(ours: Dict[str, Any], ref: Dict[str, Any], *, ecn: bool = False) -> List[Row]:
+    """Rows for every compared metric; the mark rate only when the scenario marks (``ecn``)."""
+    rows = []
+    for metric in TOLERANCES:
+        if metric == "mark_rate" and not ecn:
+            continue
+        if metric not in ours or metric not in ref:
+            nan = float("nan")
+            a, r = float(ours.get(metric, nan)), float(ref.get(metric, nan))
+            rows.append(Row(metric, a, r, nan, "-", "fail" if TOLERANCES[metric] else "-"))
+            continue
+        rows.append(check(metric, ours[metric], ref[metric]))
+    return rows
+
+
+@dataclass
+class Comparison:
+    """Everything about one scenario's comparison (the report is written from it)."""
+
+    name: str
+    scenario: Dict[str, Any]
+    rows: List[Row] = field(default_factory=list)
+    engine: Dict[str, Any] | None = None
+    ns3: Dict[str, Any] | None = None
+    engine_wall_s: float | None = None
+    ns3_wall_s: float | None = None
+    engine_queue: Any = None  # (time_s, queue_pkts) arrays
+    ns3_queue: Any = None
+    engine_goodput: Any = None  # per-flow goodput arrays (bits/s)
+    ns3_goodput: Any = None
+    notes: List[str] = field(default_factory=list)
+    skipped: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.skipped:
+            return "skipped"
+        if not self.rows:
+            return "ns-3 only"
+        return "pass" if all(r.passed for r in self.rows) else "fail"
+
+    @property
+    def speed_ratio(self) -> float | None:
+        if self.engine_wall_s and self.ns3_wall_s:
+            return self.ns3_wall_s / self.engine_wall_s
+        return None
+
+
+def _scenario_uses_ecn(scenario: Dict[str, Any]) -> bool:
+    q = (scenario.get("bottleneck") or {}).get("queue") or {}
+    return str(q.get("discipline", "droptail")).lower() == "red" and bool(q.get("ecn", False))
+
+
+def _engine_run(scenario: Dict[str, Any]) -> Any:
+    try:
+        import bufferlab  # noqa: PLC0415
+
+        run = bufferlab.run
+    except (ImportError, AttributeError) as exc:
+        raise BufferLabError(
+            "the BufferLab engine is not available (build it with `pip install .`); "
+            "use --ns3-only to run ns-3 alone"
+        ) from exc
+    return run(scenario)
+
+
+def _column(df: Any, name: str) -> List[float] | None:
+    if df is None or name not in getattr(df, "columns", ()):
+        return None
+    return [float(x) for x in df[name].to_numpy()]
+
+
+def compare_scenario(
+    scenario: Dict[str, Any],
+    *,
+    ns3_only: bool = False,
+    isolate: bool = False,
+    engine_runner: Callable[[Dict[str, Any]], Any] | None = None,
+    ns3_runner: Callable[..., Dict[str, Any]] | None = None,
+) -> Comparison:
+    """Run ``scenario`` in both simulators (ns-3 with the engine's actual per-flow RTTs and start times).
+
+    ``engine_runner``/``ns3_runner`` replace :func:`bufferlab.run` / :func:`ns3sim.run_ns3` (tests).
+    """
+    name = str(scenario.get("name", "scenario"))
+    comp = Comparison(name=name, scenario=scenario)
+    try:
+        ns3sim.translate(scenario)
+    except ns3sim.Ns3Unavailable:
+        raise
+    except BufferLabError as exc:
+        # e.g. an AQM ns-3 does not have: say so, never pass silently.
+        comp.skipped = str(exc)
+        return comp
+    rtts = starts = None
+    if not ns3_only:
+        runner = engine_runner or _engine_run
+        t = time.perf_counter()
+        res = runner(scenario)
+        comp.engine_wall_s = time.perf_counter() - t
+        summary = dict(getattr(res, "summary", {}) or {})
+        comp.engine = summary
+        if "wall_s" in summary:
+            comp.engine_wall_s = float(summary["wall_s"])
+        flows = getattr(res, "flows", None)
+        rtts = _column(flows, "rtt_s")
+        starts = _column(flows, "start_s")
+        comp.engine_goodput = _column(flows, "goodput_bps")
+        if starts is None:
+            comp.notes.append("the engine's results have no start_s column: ns-3 drew its own start times")
+        qs = getattr(res, "queue_series", None)
+        if qs is not None and len(qs):
+            comp.engine_queue = (np.asarray(qs["time_s"], float), np.asarray(qs["queue_pkts"], float))
+    nrun = ns3_runner or (ns3sim.run_ns3_isolated if isolate else ns3sim.run_ns3)
+    ref = nrun(scenario, rtts=rtts, starts=starts)
+    comp.ns3 = ref
+    comp.ns3_wall_s = float(ref["wall_s"])
+    comp.ns3_goodput = [f["goodput_bps"] for f in ref.get("flows", [])]
+    if ref.get("queue_series"):
+        comp.ns3_queue = (np.asarray(ref["queue_series"]["time_s"], float),
+                          np.asarray(ref["queue_series"]["queue_pkts"], float))
+    cfg = ref.get("ns3_config", {})
+    comp.notes.extend(cfg.get("notes", []))
+    drawn = cfg.get("flows", {}).get("locally_drawn", [])
+    if drawn:
+        comp.notes.append(f"ns-3 drew its own {', '.join(drawn)} (the engine's values were not available)")
+    if comp.engine is not None:
+        comp.rows = compare_summaries(comp.engine, ref, ecn=_scenario_uses_ecn(scenario))
+    return comp
+
+
+# --------------------------------------------------------------------------------------------------
+# figures and tables
+# --------------------------------------------------------------------------------------------------
+
+
+def _fmt(x: float) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    ax = abs(x)
+    if ax == 0:
+        return "0"
+    if ax >= 1e5 or ax < 1e-3:
+        return f"{x:.3e}"
+    return f"{x:.4g}"
+
+
+def table_markdown(comp: Comparison) -> str:
+    """The comparison table (metric, bufferlab, ns-3, difference, tolerance, verdict) as Markdown."""
+    lines = ["| metric | bufferlab | ns-3 | difference | tolerance | verdict |", "|---|---|---|---|---|---|"]
+    if comp.rows:
+        for r in comp.rows:
+            lines.append(f"| {r.metric} | {_fmt(r.bufferlab)} | {_fmt(r.ns3)} | {_fmt(r.difference)} | "
+                         f"{r.tolerance} | {r.verdict} |")
+    elif comp.ns3:
+        for metric in TOLERANCES:
+            if metric in comp.ns3:
+                lines.append(f"| {metric} | - | {_fmt(comp.ns3[metric])} | - | - | - |")
+    return "\n".join(lines)
+
+
+def plot_queue(comp: Comparison, path: Path) -> Path | None:
+    """Queue length over time from both simulators."""
+    if comp.engine_queue is None and comp.ns3_queue is None:
+        return None
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    if comp.ns3_queue is not None:
+        ax.plot(comp.ns3_queue[0], comp.ns3_queue[1], lw=0.7, label="ns-3", color="tab:orange")
+    if comp.engine_queue is not None:
+        ax.plot(comp.engine_queue[0], comp.engine_queue[1], lw=0.7, label="BufferLab", color="tab:blue")
+    warm = ns3sim.parse_time(comp.scenario.get("warmup", 0), "warmup")
+    ax.axvline(warm, color="grey", ls=":", lw=0.8)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue (packets waiting)")
+    ax.set_title(comp.name, fontsize=9)
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_goodput(comp: Comparison, path: Path) -> Path | None:
+    """Per-flow goodput distribution (empirical CDF) from both simulators."""
+    if not comp.ns3_goodput and not comp.engine_goodput:
+        return None
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    for data, label, color in ((comp.ns3_goodput, "ns-3", "tab:orange"),
+                               (comp.engine_goodput, "BufferLab", "tab:blue")):
+        if data:
+            x = np.sort(np.asarray(data, float)) / 1e6
+            y = np.arange(1, len(x) + 1) / len(x)
+            ax.step(x, y, where="post", label=label, color=color)
+    ax.set_xlabel("per-flow goodput (Mb/s)")
+    ax.set_ylabel("fraction of flows")
+    ax.set_title(comp.name, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def goodput_quantiles(values: Sequence[float] | None) -> str:
+    if not values:
+        return "n/a"
+    q = np.percentile(np.asarray(values, float) / 1e6, [0, 10, 50, 90, 100])
+    return " / ".join(f"{v:.3g}" for v in q)
