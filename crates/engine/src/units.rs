@@ -24,18 +24,28 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((value, s[end..].trim()))
 }
 
-/// Bits per second from a string such as `"100Mbps"`, `"1.5 Gbps"`, `"64kbps"`.
+/// Bits per second from a string such as `"100Mbps"`, `"1.5 Gbps"`, `"64kbps"`; `Bps` and `B/s` are bytes per
+/// second. Prefixes are case-sensitive as in SI (`k`/`K`, `M`, `G`, `T`).
 pub fn parse_rate(s: &str) -> Option<f64> {
     let (v, unit) = split_number(s)?;
-    let scale = match unit.to_ascii_lowercase().as_str() {
-        "" | "bps" | "b/s" => 1.0,
-        "kbps" | "kb/s" => 1e3,
-        "mbps" | "mb/s" => 1e6,
-        "gbps" | "gb/s" => 1e9,
-        "tbps" | "tb/s" => 1e12,
+    let (prefix, suffix) = match unit.char_indices().nth(1) {
+        Some((i, _)) if matches!(&unit[..i], "k" | "K" | "M" | "G" | "T") => unit.split_at(i),
+        _ => ("", unit),
+    };
+    let scale = match prefix {
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        _ => 1.0,
+    };
+    let bits = match suffix {
+        "" if prefix.is_empty() => 1.0,
+        "bps" | "b/s" | "bit/s" | "bits/s" => 1.0,
+        "Bps" | "B/s" => 8.0,
         _ => return None,
     };
-    Some(v * scale)
+    Some(v * scale * bits)
 }
 
 /// Seconds from a string such as `"100ms"`, `"2s"`, `"50us"`, `"1min"`.
@@ -128,6 +138,10 @@ mod tests {
         assert_eq!(parse_rate("100Mbps"), Some(100e6));
         assert_eq!(parse_rate("1.5 Gbps"), Some(1.5e9));
         assert_eq!(parse_rate("2e6"), Some(2e6));
+        assert_eq!(parse_rate("1MBps"), Some(8e6));
+        assert_eq!(parse_rate("10 kb/s"), Some(1e4));
+        assert_eq!(parse_rate("bps"), None);
+        assert_eq!(parse_rate("3mbps"), None);
         assert_eq!(parse_time("100ms"), Some(0.1));
         assert_eq!(parse_time("2s"), Some(2.0));
         assert_eq!(parse_size("1500B"), Some(1500.0));

@@ -1,1 +1,112 @@
-//! Python bindings placeholder.
+//! Python bindings: a scenario (JSON text) in, results out. No simulation logic lives here.
+//!
+//! `Simulation.advance(until_s)` runs with the GIL released, so the Python side can drive a progress bar
+//! between steps; `finish()` returns the summary and flows as JSON text and the time series as
+//! little-endian `f64` bytes (read with `numpy.frombuffer`).
+
+use bufferlab_engine::{config_from_json, time};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+create_exception!(
+    _engine,
+    ScenarioError,
+    PyValueError,
+    "A scenario field is missing, malformed or out of range."
+);
+
+fn f64_bytes<'py>(py: Python<'py>, xs: &[f64]) -> Bound<'py, PyBytes> {
+    let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    PyBytes::new(py, &bytes)
+}
+
+/// A running simulation of one scenario.
+#[pyclass(module = "bufferlab._engine")]
+struct Simulation {
+    inner: Option<bufferlab_engine::Simulation>,
+}
+
+impl Simulation {
+    fn sim(&mut self) -> PyResult<&mut bufferlab_engine::Simulation> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("the simulation has already finished"))
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// Validate `scenario_json` and set the simulation up; raises `ScenarioError` naming the bad field.
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Self> {
+        let cfg =
+            config_from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(Simulation {
+            inner: Some(bufferlab_engine::Simulation::new(cfg)),
+        })
+    }
+
+    /// Run until simulated time `until_s` (seconds), releasing the GIL.
+    fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
+        let sim = self.sim()?;
+        let until = time::from_secs(until_s.max(0.0));
+        py.detach(|| sim.run_until(until));
+        Ok(())
+    }
+
+    /// Current simulated time, seconds.
+    fn now_s(&mut self) -> PyResult<f64> {
+        Ok(time::to_secs(self.sim()?.now()))
+    }
+
+    /// The scenario's duration, seconds.
+    fn duration_s(&mut self) -> PyResult<f64> {
+        Ok(time::to_secs(self.sim()?.config().duration))
+    }
+
+    /// Events executed so far.
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.events_executed())
+    }
+
+    /// Run to the end; returns (results JSON without series, time_s, queue_pkts, [cwnd per flow]).
+    #[allow(clippy::type_complexity)]
+    fn finish<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<(
+        String,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Vec<Bound<'py, PyBytes>>,
+    )> {
+        let sim = self
+            .inner
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("the simulation has already finished"))?;
+        let mut results = py.detach(|| sim.finish());
+        let series = std::mem::take(&mut results.series);
+        let text = serde_json::to_string(&serde_json::json!({
+            "summary": results.summary,
+            "flows": results.flows,
+        }))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let cwnd = series.cwnd.iter().map(|c| f64_bytes(py, c)).collect();
+        Ok((
+            text,
+            f64_bytes(py, &series.time_s),
+            f64_bytes(py, &series.queue_pkts),
+            cwnd,
+        ))
+    }
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
