@@ -522,7 +522,8 @@ def run_ns3(
 ) -> Dict[str, Any]:
     """Run ``scenario`` in ns-3 in this process; the summary dict of ``docs/scenario.md`` keys.
 
-    Extra keys: ``wall_s`` (Simulator::Run wall time), ``setup_s``, ``events``
+    Extra keys: ``wall_s`` (Simulator::Run wall time), ``cpu_s`` (its process CPU time; the honest
+    number on a loaded machine), ``setup_s``, ``events``
     (Simulator::GetEventCount), ``bottleneck_packets`` (whole run), ``flows`` (per-flow dicts with
     ``goodput_bps``, payload bytes delivered in the window), ``queue_series`` (``time_s``/``queue_pkts``
     lists, when monitor.sample_interval is set), ``ns3_config`` (the translated configuration and the RED
@@ -672,9 +673,10 @@ def run_ns3(
 
     ns.Simulator.Stop(ns.Seconds(cfg["stop_s"]))
     setup_s = time.perf_counter() - t_setup
-    t_run = time.perf_counter()
+    t_run, c_run = time.perf_counter(), time.process_time()
     ns.Simulator.Run()
     wall = time.perf_counter() - t_run
+    cpu = time.process_time() - c_run
     mon.Finish()
     events = int(ns.Simulator.GetEventCount())
 
@@ -724,6 +726,7 @@ def run_ns3(
         "delay_p99_s": float(np.percentile(delays, 99)) if delays.size else 0.0,
         "jain_index": jain,
         "wall_s": wall,
+        "cpu_s": cpu,
         "setup_s": setup_s,
         "events": events,
         "bottleneck_packets": int(mon.tx_total),
