@@ -169,7 +169,8 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         lines.append("")
         if c.ns3:
             lines.append(
-                f"Speed: ns-3 {c.ns3_wall_s:.2f} s run ({c.ns3.get('setup_s', 0):.1f} s setup), "
+                f"Speed: ns-3 {c.ns3_wall_s:.2f} s run wall, {c.ns3.get('cpu_s', float('nan')):.2f} s CPU "
+                f"({c.ns3.get('setup_s', 0):.1f} s setup), "
                 f"{c.ns3.get('events')} events, {c.ns3.get('bottleneck_packets')} bottleneck packets"
                 + (f"; BufferLab {c.engine_wall_s:.3f} s; ratio {c.speed_ratio:.0f}x."
                    if c.speed_ratio else ".")
