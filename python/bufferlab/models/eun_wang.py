@@ -34,7 +34,7 @@ import json
 import math
 import os
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Sequence, Union
 
 import numpy as np
 from scipy import stats
@@ -103,7 +103,7 @@ class MarkingFunction:
 
     name: str
     func: Callable[[np.ndarray], np.ndarray]
-    x_one: Optional[float] = None
+    x_one: float | None = None
     description: str = ""
 
     def __call__(self, x: Any) -> np.ndarray:
@@ -176,7 +176,9 @@ def get_marking(marking: MarkingLike) -> MarkingFunction:
     if isinstance(marking, str):
         key = marking.lower()
         if key not in MARKINGS:
-            raise BufferLabError(f"marking must be one of {sorted(MARKINGS)} or a callable p(x), got {marking!r}")
+            raise BufferLabError(
+                f"marking must be one of {sorted(MARKINGS)} or a callable p(x), got {marking!r}"
+            )
         return MARKINGS[key]
     if callable(marking):
         mf = MarkingFunction(getattr(marking, "__name__", "custom"), marking)
@@ -194,14 +196,18 @@ def scaled_marking(marking: MarkingLike, flows: float, alpha: float) -> Callable
 
 
 def buffer_size(flows: float, alpha: float, epsilon: float = 0.1, constant: float = 12.0) -> int:
-    """Buffer B(N) = floor(12 N^(alpha+epsilon)) packets (Eun & Wang 2008, Table I; Theorem 2, eq. 23)."""
+    """Buffer B(N) = ceil(12 N^(alpha+epsilon)) packets (Eun & Wang 2008, Table I; Theorem 2, eq. 23).
+
+    The paper prints 12 N^(alpha+epsilon) without a rounding; rounding up keeps B >= the rule and agrees
+    with :func:`bufferlab.models.sizing.eun_wang_rule`.
+    """
     _check_flows(flows)
     _check_alpha(alpha)
     if not epsilon >= 0:
         raise BufferLabError(f"epsilon must be >= 0, got {epsilon}")
     if not constant > 0:
         raise BufferLabError(f"buffer constant must be > 0, got {constant}")
-    return max(1, int(math.floor(constant * float(flows) ** (alpha + epsilon) + 1e-9)))
+    return max(1, int(math.ceil(constant * float(flows) ** (alpha + epsilon) - 1e-9)))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -279,7 +285,7 @@ def mm1k_pmf(rho: float, capacity: int) -> np.ndarray:
     return w / w.sum()
 
 
-def queue_pmf(rho: float, length: int, queue: str = "mm1", capacity: Optional[int] = None) -> np.ndarray:
+def queue_pmf(rho: float, length: int, queue: str = "mm1", capacity: int | None = None) -> np.ndarray:
     """Stationary queue pmf for the chosen model (Eun & Wang 2008, Sec. III-B and footnote 5)."""
     if queue == "mm1":
         return mm1_pmf(rho, length)
@@ -299,8 +305,8 @@ def no_mark_probability(
     flows: float,
     alpha: float,
     queue: str = "mm1",
-    capacity: Optional[int] = None,
-    length: Optional[int] = None,
+    capacity: int | None = None,
+    length: int | None = None,
 ) -> np.ndarray:
     """Per-flow no-mark probability E[(1 - p^N(Q))^w] (Eun & Wang 2008, eq. 4), 0 when rho >= 1 (fn. 4).
 
@@ -355,7 +361,7 @@ class EunWangParams:
     epsilon: float = 0.1
     buffer_constant: float = 12.0
     queue: str = "mm1"
-    w_max: Optional[int] = None
+    w_max: int | None = None
     halving: str = "floor"
     init: str = "spread"
 
@@ -370,8 +376,8 @@ class EunWangParams:
             raise BufferLabError(f"queue must be one of {', '.join(QUEUE_MODELS)}, got {self.queue!r}")
         if self.halving not in ("floor", "ceil"):
             raise BufferLabError(f"halving must be 'floor' or 'ceil', got {self.halving!r}")
-        if self.init not in ("spread", "pipe"):
-            raise BufferLabError(f"init must be 'spread' or 'pipe', got {self.init!r}")
+        if self.init not in ("spread", "pipe", "sawtooth"):
+            raise BufferLabError(f"init must be 'spread', 'pipe' or 'sawtooth', got {self.init!r}")
         if self.w_max is not None and not (int(self.w_max) == self.w_max and self.w_max > self.ct + 1):
             raise BufferLabError(f"w_max must be an integer > CT + 1 = {self.ct + 1:g}, got {self.w_max}")
         get_marking(self.marking)
@@ -397,7 +403,7 @@ class EunWangResult:
     """Time averages of one run of the chain after burn-in (Eun & Wang 2008, eq. 13, 20, 21, 14; Sec. V-C)."""
 
     params: EunWangParams
-    seed: Optional[int]
+    seed: int | None
     rounds: int
     burn_in: int
     utilization: float  # E[min(sum W / NCT, 1)], eq. (13) with throughput capped at capacity
@@ -544,14 +550,12 @@ class _Chain:
             pi = mm1_pmf(rho, length) if p.queue == "mm1" else md1_pmf(rho, length)
             tail = float(max(0.0, 1.0 - pi.sum()))
         u = self.u[: pi.size]
-        # a[w] = sum_q pi_q u_q^w (+ tail bound); computed by repeated multiplication over w = lo..hi
-        a = np.empty(nw)
-        r = pi * u**lo
-        ut = self.u_tail**lo
-        for j in range(nw):
-            a[j] = r.sum() + tail * ut
-            r *= u
-            ut *= self.u_tail
+        # a[w] = sum_q pi_q u_q^w, plus the truncated tail bounded by tail * u(L)^w (p is non-decreasing)
+        ws = np.arange(lo, hi + 1, dtype=float)
+        a = tail * self.u_tail**ws
+        chunk = max(1, 1_000_000 // pi.size)
+        for start in range(0, nw, chunk):
+            a[start : start + chunk] += np.power(u[None, :], ws[start : start + chunk, None]) @ pi
         mark = float(np.dot(pi, self.pq[: pi.size]) + tail)
         if p.queue == "mm1k":
             overflow = float(pi[-1])
@@ -566,16 +570,22 @@ class _Chain:
         return out
 
     def initial_counts(self) -> np.ndarray:
-        """Initial histogram: 'pipe' = all flows at round(CT); 'spread' = evenly over 1..max(floor(CT),1)."""
+        """Initial histogram: 'pipe' = all flows at round(CT); 'spread' = evenly over 1..max(floor(CT), 1);
+        'sawtooth' = evenly over [0.45 CT, 0.9 CT], close to the desynchronised AIMD sawtooth."""
         counts = np.zeros(self.wmax, dtype=np.int64)
         if self.p.init == "pipe":
             w0 = int(min(max(round(self.p.ct), 1), self.wmax))
             counts[w0 - 1] = self.n
+            return counts
+        if self.p.init == "spread":
+            bottom, top = 1, int(min(max(math.floor(self.p.ct), 1), self.wmax))
         else:
-            top = int(min(max(math.floor(self.p.ct), 1), self.wmax))
-            base, rem = divmod(self.n, top)
-            counts[:top] = base
-            counts[:rem] += 1
+            top = int(min(max(math.floor(0.9 * self.p.ct), 1), self.wmax))
+            bottom = int(min(max(math.ceil(0.45 * self.p.ct), 1), top))
+        width = top - bottom + 1
+        base, rem = divmod(self.n, width)
+        counts[bottom - 1 : top] = base
+        counts[bottom - 1 : bottom - 1 + rem] += 1
         return counts
 
 
@@ -588,8 +598,8 @@ def _quantile_from_pmf(pmf: np.ndarray, q: float) -> float:
 def _run(
     params: EunWangParams,
     rounds: int,
-    burn_in: Optional[int],
-    seed: Optional[int],
+    burn_in: int | None,
+    seed: int | None,
     mode: str,
 ) -> EunWangResult:
     if not (isinstance(rounds, (int, np.integer)) and rounds >= 2):
@@ -675,7 +685,7 @@ def _run(
         rho_eq13=float(np.mean(rho_tr)),
         mark_prob=float(np.mean(mark_tr)),
         no_mark_flow=float(np.mean(nomark_tr)),
-        p_overload=float(np.mean(rho_tr >= 1.0)) if params.queue != "fluid" else float(np.mean(rho_tr >= 1.0)),
+        p_overload=float(np.mean(rho_tr >= 1.0)),
         std_ratio=math.sqrt(var_s / n),
         h=var_s / (n * var_w1) if var_w1 > 0 else math.nan,
         mean_window=float(np.mean(s_tr) / n),
@@ -696,8 +706,8 @@ def _run(
 def simulate(
     params: EunWangParams,
     rounds: int = 4000,
-    burn_in: Optional[int] = None,
-    seed: Optional[int] = 0,
+    burn_in: int | None = None,
+    seed: int | None = 0,
 ) -> EunWangResult:
     """Run the chain on the window histogram (Eun & Wang 2008, eq. 1-8; outputs eq. 13, 20, 21, Sec. V-C).
 
@@ -712,8 +722,8 @@ def simulate(
 def simulate_per_flow(
     params: EunWangParams,
     rounds: int = 2000,
-    burn_in: Optional[int] = None,
-    seed: Optional[int] = 0,
+    burn_in: int | None = None,
+    seed: int | None = 0,
 ) -> EunWangResult:
     """Reference per-flow simulation of eq. (7)-(8) (Eun & Wang 2008): one Bernoulli draw per flow per RTT.
 
@@ -722,7 +732,7 @@ def simulate_per_flow(
     return _run(params, rounds, burn_in, seed, "per_flow")
 
 
-def mean_field(params: EunWangParams, rounds: int = 3000, burn_in: Optional[int] = None) -> EunWangResult:
+def mean_field(params: EunWangParams, rounds: int = 3000, burn_in: int | None = None) -> EunWangResult:
     """Deterministic N -> infinity limit of the window histogram (Eun & Wang 2008, eq. 7-8 in expectation).
 
     The fraction of flows at each window evolves by its expected transition, with the marking scale N^alpha
@@ -753,7 +763,7 @@ def run_seeds(
     params: EunWangParams,
     seeds: Union[int, Sequence[int]] = 5,
     rounds: int = 4000,
-    burn_in: Optional[int] = None,
+    burn_in: int | None = None,
     confidence: float = 0.95,
 ) -> Dict[str, Any]:
     """Independent replications with Student-t confidence intervals (Eun & Wang 2008, eq. 13, 20, 21).
@@ -786,7 +796,7 @@ def sweep(
     marking: MarkingLike = "red1",
     seeds: Union[int, Sequence[int]] = 1,
     rounds: int = 4000,
-    burn_in: Optional[int] = None,
+    burn_in: int | None = None,
     **kwargs: Any,
 ) -> List[Dict[str, Any]]:
     """rho(N) and the other outputs over a range of N (Eun & Wang 2008, Theorem 1, Remark 3, Lemma 1).
@@ -825,8 +835,13 @@ def fit_log_slope(flows_values: Sequence[float], utilization: Sequence[float]) -
         raise BufferLabError("fit needs >= 2 values of N with utilization < 1")
     y = np.log(one_minus)
     res = stats.linregress(x, y)
-    return {"slope": float(res.slope), "intercept": float(res.intercept), "kappa": float(math.exp(res.intercept)),
-            "stderr": float(res.stderr), "r2": float(res.rvalue**2)}
+    return {
+        "slope": float(res.slope),
+        "intercept": float(res.intercept),
+        "kappa": float(math.exp(res.intercept)),
+        "stderr": float(res.stderr),
+        "r2": float(res.rvalue**2),
+    }
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -885,16 +900,18 @@ def predict_for_advisor(
     alpha: float = 0.2,
     epsilon: float = 0.1,
     marking: MarkingLike = "red1",
-    time_budget_s: float = 1.2,
+    time_budget_s: float = 0.8,
     seed: int = 0,
 ) -> Dict[str, Any]:
-    """Eun-Wang buffer and the model's utilisation and loss for the advisor (Eun & Wang 2008, Table I, Thm 1-2).
+    """Eun-Wang buffer, the model's utilisation and loss, for the advisor (Eun & Wang 2008, Table I, Thm 1-2).
 
     ``capacity_pkts_per_s`` is the link capacity N*C.  The buffer is the paper's simulation rule
-    B(N) = floor(12 N^(alpha+epsilon)) packets with alpha = 0.2, epsilon = 0.1 (Table I, Sec. V), RED1
+    B(N) = ceil(12 N^(alpha+epsilon)) packets with alpha = 0.2, epsilon = 0.1 (Table I, Sec. V), RED1
     marking with thresholds scaled by N^alpha.  ``utilization`` is rho(N) of the M/M/1 chain (eq. 13) and
     ``loss`` the time-averaged overflow probability P{Q >= B(N)} of that buffer (footnote 5: an upper bound
     on the finite-buffer loss).  The chain runs on the window histogram within ``time_budget_s``.
+    The AIMD cycle lasts about CT/2 rounds, so for per-flow bandwidth-delay products beyond roughly 100
+    packets the budget does not cover enough cycles: ``converged`` is then False and ``warning`` says so.
     """
     _check_flows(flows)
     if not (isinstance(capacity_pkts_per_s, (int, float)) and capacity_pkts_per_s > 0):
@@ -904,16 +921,18 @@ def predict_for_advisor(
     if not (isinstance(packet_size_bytes, (int, np.integer)) and packet_size_bytes > 0):
         raise BufferLabError(f"packet_size_bytes must be a positive integer, got {packet_size_bytes}")
     ct = capacity_pkts_per_s * rtt_s / flows
-    params = EunWangParams(flows=int(flows), ct=ct, alpha=alpha, epsilon=epsilon, marking=marking)
+    params = EunWangParams(flows=int(flows), ct=ct, alpha=alpha, epsilon=epsilon, marking=marking,
+                           init="sawtooth")
     params.validate()
     t0 = time.perf_counter()
-    # calibrate the per-round cost, then use the budget (at least 200 rounds, at most 60 CT + 400)
-    probe = simulate(params, rounds=40, burn_in=0, seed=seed)
-    per_round = max(probe.elapsed_s / 40, 1e-6)
+    # calibrate the per-round cost, then use the budget (at least 200 rounds, at most 40 CT + 600)
+    probe = simulate(params, rounds=30, burn_in=0, seed=seed)
+    per_round = max(probe.elapsed_s / 30, 1e-6)
     budget_rounds = int((time_budget_s - (time.perf_counter() - t0)) / per_round)
-    rounds = int(max(200, min(budget_rounds, 60 * max(ct, 1.0) + 400)))
+    rounds = int(max(200, min(budget_rounds, 40 * max(ct, 1.0) + 600)))
     res = simulate(params, rounds=rounds, burn_in=rounds // 3, seed=seed)
-    mixing_ok = rounds >= 20 * max(ct, 1.0) + 100
+    # the AIMD cycle lasts about CT/2 rounds: ask for several cycles after burn-in
+    mixing_ok = (rounds - rounds // 3) >= 4 * max(ct, 1.0) + 100
     return {
         "buffer_pkts": int(res.buffer),
         "buffer_bytes": int(res.buffer) * int(packet_size_bytes),
@@ -929,10 +948,14 @@ def predict_for_advisor(
         "rounds": rounds,
         "converged": bool(mixing_ok),
         "model": "M/M/1 doubly-stochastic chain (eq. 1-8)",
+        "warning": None if mixing_ok else (
+            f"per-flow BDP {ct:.3g} pkts: {rounds} RTT rounds are too few for the chain to mix; "
+            "utilization and loss are rough"
+        ),
     }
 
 
-def _thresholds(marking: MarkingLike, flows: float, alpha: float) -> Optional[List[float]]:
+def _thresholds(marking: MarkingLike, flows: float, alpha: float) -> List[float] | None:
     mf = get_marking(marking)
     if mf is RED1:
         return [2 * flows**alpha, 10 * flows**alpha]
@@ -1033,14 +1056,14 @@ def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
                         help="per-flow capacity C in packets/s (link capacity is N*C)")
     parser.add_argument("--rtt", type=float, default=0.2, metavar="T", help="round-trip time in s (0.2)")
     parser.add_argument("--marking", choices=sorted(MARKINGS), default="red1", help="Table I marking (red1)")
-    parser.add_argument("--alpha", type=float, default=0.2, help="marking scale exponent, 0 < alpha < 1/2 (0.2)")
-    parser.add_argument("--epsilon", type=float, default=0.1, help="buffer margin: B = 12 N^(alpha+eps) (0.1)")
+    parser.add_argument("--alpha", type=float, default=0.2, help="marking exponent, 0 < alpha < 1/2 (0.2)")
+    parser.add_argument("--epsilon", type=float, default=0.1, help="buffer B = 12 N^(alpha+eps) (0.1)")
     parser.add_argument("--queue", choices=QUEUE_MODELS, default="mm1", help="queue model (mm1)")
     parser.add_argument("--wmax", type=int, default=None, help="window cap (default max(8CT, CT+2))")
     parser.add_argument("--halving", choices=("floor", "ceil"), default="floor")
     parser.add_argument("--rounds", type=int, default=4000, help="RTT rounds per run (4000)")
     parser.add_argument("--burn-in", type=int, default=None, help="rounds discarded (rounds/4)")
-    parser.add_argument("--seeds", type=int, default=1, help="independent seeds, for confidence intervals (1)")
+    parser.add_argument("--seeds", type=int, default=1, help="seeds, for confidence intervals (1)")
     parser.add_argument("--plot", metavar="DIR", default=None, help="save figures (PNG and SVG) in DIR")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=_cli_handler)
@@ -1061,11 +1084,13 @@ def _cli_handler(args: argparse.Namespace) -> int:
     flows = sorted(set(args.flows))
     if args.plot and len(flows) == 1:
         top = flows[0]
-        flows = sorted({int(v) for v in np.unique(np.round(np.logspace(1, math.log10(max(top, 10)),
-                                                                      max(2, int(math.log10(max(top, 10))) + 1))))}
-                       | {top})
-    rows = sweep(flows, ct, args.alpha, args.marking, seeds=args.seeds, rounds=args.rounds, burn_in=args.burn_in,
-                 epsilon=args.epsilon, queue=args.queue, w_max=args.wmax, halving=args.halving)
+        decades = max(2, int(math.log10(max(top, 10))) + 1)
+        grid = np.round(np.logspace(1, math.log10(max(top, 10)), decades))
+        flows = sorted({int(v) for v in grid} | {top})
+    rows = sweep(
+        flows, ct, args.alpha, args.marking, seeds=args.seeds, rounds=args.rounds, burn_in=args.burn_in,
+        epsilon=args.epsilon, queue=args.queue, w_max=args.wmax, halving=args.halving,
+    )
     out: Dict[str, Any] = {"paper": PAPER, "rows": rows}
     if len(rows) >= 2:
         ns = [r["flows"] for r in rows]
@@ -1079,15 +1104,19 @@ def _cli_handler(args: argparse.Namespace) -> int:
         return 0
     print(f"Eun & Wang (2008) chain: marking={args.marking} alpha={args.alpha} epsilon={args.epsilon} "
           f"CT={ct:g} pkts queue={args.queue} rounds={args.rounds} seeds={args.seeds}")
-    header = ("N", "rho(N)", "+-", "E[p(Q)]", "P{S>=NCT}", "std/sqrtN", "h(N)", "B(N)", "P{Q>=B}", "q99", "sync")
+    header = ("N", "rho(N)", "+-", "E[p(Q)]", "P{S>=NCT}", "std/sqrtN", "h(N)", "B(N)", "P{Q>=B}", "q99",
+              "sync")
     print("{:>12} {:>8} {:>7} {:>8} {:>9} {:>10} {:>8} {:>6} {:>9} {:>7} {:>5}".format(*header))
+    fmt = "{:>12} {:>8.4f} {:>7} {:>8.4f} {:>9.4f} {:>10.3f} {:>8.2f} {:>6d} {:>9.2e} {:>7} {:>5}"
     for r in rows:
         ci = r["utilization_ci"]
-        print("{:>12} {:>8.4f} {:>7} {:>8.4f} {:>9.4f} {:>10.3f} {:>8.2f} {:>6d} {:>9.2e} {:>7} {:>5}".format(
-            r["flows"], r["utilization_mean"], "-" if not math.isfinite(ci) else f"{ci:.4f}", r["mark_prob_mean"],
-            r["p_overload_mean"], r["std_ratio_mean"], r["h_mean"], r["buffer"], r["overflow_mean"],
-            "inf" if not math.isfinite(r["queue_q99"]) else f"{r['queue_q99']:.0f}",
-            "yes" if r["synchronised"] else "no"))
+        q99 = r["queue_q99"]
+        print(fmt.format(
+            r["flows"], r["utilization_mean"], "-" if not math.isfinite(ci) else f"{ci:.4f}",
+            r["mark_prob_mean"], r["p_overload_mean"], r["std_ratio_mean"], r["h_mean"], r["buffer"],
+            r["overflow_mean"], "inf" if not math.isfinite(q99) else f"{q99:.0f}",
+            "yes" if r["synchronised"] else "no",
+        ))
     if "fit" in out:
         print(f"slope of log(1 - rho) vs log N: {out['fit']['slope']:.3f} (theory: -alpha = {-args.alpha})")
     for path in out.get("figures", []):
