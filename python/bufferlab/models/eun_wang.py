@@ -37,7 +37,7 @@ import time
 from typing import Any, Callable, Dict, List, Sequence, Union
 
 import numpy as np
-from scipy import stats
+from scipy import integrate, stats
 
 from bufferlab.errors import BufferLabError
 
@@ -313,7 +313,7 @@ def no_mark_probability(
     Direct (unoptimised) evaluation used as the reference for the chain; ``length`` truncates the sum.
     """
     w = np.atleast_1d(np.asarray(windows, dtype=float))
-    if rho >= 1 and queue != "mm1k":
+    if rho >= 1:
         return np.zeros_like(w)
     pn = scaled_marking(marking, flows, alpha)
     if queue == "mm1k":
@@ -877,7 +877,7 @@ def clt_marking_probability(
     vals = mf(x) * dens
     if mf.x_one is not None:
         vals[-1] = 0.0  # p = 1 beyond the region (not part of the integral over I)
-    return float(np.trapz(vals, x)) if hasattr(np, "trapz") else float(np.trapezoid(vals, x))
+    return float(integrate.trapezoid(vals, x))
 
 
 def clt_marking_bound(flows: float, alpha: float, width: float = 8.0, sigma_per_flow: float = 3.5) -> float:
