@@ -32,6 +32,7 @@ import argparse
 import dataclasses
 import json
 import math
+import numbers
 import os
 import time
 from typing import Any, Callable, Dict, List, Sequence, Union
@@ -333,12 +334,12 @@ def no_mark_probability(
 
 
 def _check_alpha(alpha: float) -> None:
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 0.5):
+    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 0.5):
         raise BufferLabError(f"alpha must be in the open interval (0, 1/2) (Eun & Wang 2008), got {alpha}")
 
 
 def _check_flows(flows: float) -> None:
-    if not (isinstance(flows, (int, float, np.integer)) and math.isfinite(flows) and flows >= 1):
+    if not (isinstance(flows, numbers.Real) and math.isfinite(flows) and flows >= 1):
         raise BufferLabError(f"flows N must be an integer >= 1, got {flows}")
     if float(flows) != int(flows):
         raise BufferLabError(f"flows N must be an integer >= 1, got {flows}")
@@ -367,7 +368,7 @@ class EunWangParams:
 
     def validate(self) -> None:
         _check_flows(self.flows)
-        if not (isinstance(self.ct, (int, float)) and math.isfinite(self.ct) and self.ct > 0):
+        if not (isinstance(self.ct, numbers.Real) and math.isfinite(self.ct) and self.ct > 0):
             raise BufferLabError(f"per-flow bandwidth-delay product C*T must be > 0 packets, got {self.ct}")
         _check_alpha(self.alpha)
         if not (0 <= self.epsilon and self.alpha + self.epsilon < 10):
@@ -427,6 +428,7 @@ class EunWangResult:
     elapsed_s: float
 
     def summary(self) -> Dict[str, Any]:
+        """Scalar outputs as a dict (Eun & Wang 2008, eq. 13, 20, 21, Assumption 2, Sec. V-C, Table I)."""
         p = self.params
         return {
             "flows": int(p.flows),
@@ -745,7 +747,11 @@ def mean_field(params: EunWangParams, rounds: int = 3000, burn_in: int | None = 
 
 
 def oscillation(result: EunWangResult) -> float:
-    """Standard deviation of sum(W)/(NCT) over the recorded rounds (0 at a stable fixed point)."""
+    """Standard deviation of sum(W)/(NCT) over the recorded rounds (0 at a stable fixed point).
+
+    Applied to :func:`mean_field`, a positive value means the N -> infinity chain of Eun & Wang 2008
+    (eq. 7-8) does not settle, i.e. Assumption 2 (eq. 15) fails for large N.
+    """
     return float(np.std(result.trace_rho))
 
 
@@ -914,9 +920,9 @@ def predict_for_advisor(
     packets the budget does not cover enough cycles: ``converged`` is then False and ``warning`` says so.
     """
     _check_flows(flows)
-    if not (isinstance(capacity_pkts_per_s, (int, float)) and capacity_pkts_per_s > 0):
+    if not (isinstance(capacity_pkts_per_s, numbers.Real) and capacity_pkts_per_s > 0):
         raise BufferLabError(f"capacity_pkts_per_s must be > 0, got {capacity_pkts_per_s}")
-    if not (isinstance(rtt_s, (int, float)) and rtt_s > 0):
+    if not (isinstance(rtt_s, numbers.Real) and rtt_s > 0):
         raise BufferLabError(f"rtt_s must be > 0 seconds, got {rtt_s}")
     if not (isinstance(packet_size_bytes, (int, np.integer)) and packet_size_bytes > 0):
         raise BufferLabError(f"packet_size_bytes must be a positive integer, got {packet_size_bytes}")
