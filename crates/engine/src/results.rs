@@ -74,10 +74,7 @@ pub struct Series {
 
 impl Series {
     pub fn new(flows_with_cwnd: usize) -> Self {
-        Series {
-            cwnd: vec![Vec::new(); flows_with_cwnd],
-            ..Default::default()
-        }
+        Series { cwnd: vec![Vec::new(); flows_with_cwnd], ..Default::default() }
     }
 }
 

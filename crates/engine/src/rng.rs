@@ -30,12 +30,7 @@ impl Rng {
     /// The stream `stream` of scenario seed `seed`.
     pub fn new(seed: u64, stream: u64) -> Self {
         let mut x = seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);
-        let s = [
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-        ];
+        let s = [splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x)];
         Rng { s }
     }
 
@@ -68,18 +63,9 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let a: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(Rng::new(7, 1), |r, _| Some(r.next_u64()))
-            .collect();
-        let b: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(Rng::new(7, 1), |r, _| Some(r.next_u64()))
-            .collect();
-        let c: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(Rng::new(7, 2), |r, _| Some(r.next_u64()))
-            .collect();
+        let a: Vec<u64> = (0..4).map(|_| 0).scan(Rng::new(7, 1), |r, _| Some(r.next_u64())).collect();
+        let b: Vec<u64> = (0..4).map(|_| 0).scan(Rng::new(7, 1), |r, _| Some(r.next_u64())).collect();
+        let c: Vec<u64> = (0..4).map(|_| 0).scan(Rng::new(7, 2), |r, _| Some(r.next_u64())).collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -32,10 +32,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 fn err<T>(field: &str, message: impl Into<String>) -> Result<T, ScenarioError> {
-    Err(ScenarioError {
-        field: field.to_string(),
-        message: message.into(),
-    })
+    Err(ScenarioError { field: field.to_string(), message: message.into() })
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -280,10 +277,9 @@ fn resolve_limit(
     packet: f64,
 ) -> Result<Limit, ScenarioError> {
     match (limit, limit_bytes) {
-        (Some(_), Some(_)) => err(
-            "bottleneck.queue.limit",
-            "give either limit (packets) or limit_bytes, not both",
-        ),
+        (Some(_), Some(_)) => {
+            err("bottleneck.queue.limit", "give either limit (packets) or limit_bytes, not both")
+        }
         (Some(n), None) => {
             check("bottleneck.queue.limit", n >= 1, ">= 1 packet", n)?;
             Ok(Limit::Packets(n))
@@ -298,10 +294,7 @@ fn resolve_limit(
             )?;
             Ok(Limit::Bytes(b.0 as u64))
         }
-        (None, None) => err(
-            "bottleneck.queue.limit",
-            "required: packets waiting, >= 1 (or limit_bytes)",
-        ),
+        (None, None) => err("bottleneck.queue.limit", "required: packets waiting, >= 1 (or limit_bytes)"),
     }
 }
 
@@ -347,102 +340,26 @@ impl From<Rate> for f64 {
 impl Scenario {
     pub fn resolve(&self) -> Result<Config, ScenarioError> {
         const YEAR: f64 = 365.0 * 86400.0;
-        finite_range(
-            "duration",
-            self.duration.0,
-            1e-9,
-            YEAR,
-            "> 0 s and at most a year",
-        )?;
-        finite_range(
-            "warmup",
-            self.warmup.0,
-            0.0,
-            self.duration.0,
-            "in [0, duration)",
-        )?;
-        check(
-            "warmup",
-            self.warmup.0 < self.duration.0,
-            "< duration",
-            self.warmup.0,
-        )?;
+        finite_range("duration", self.duration.0, 1e-9, YEAR, "> 0 s and at most a year")?;
+        finite_range("warmup", self.warmup.0, 0.0, self.duration.0, "in [0, duration)")?;
+        check("warmup", self.warmup.0 < self.duration.0, "< duration", self.warmup.0)?;
         let b = &self.bottleneck;
-        finite_range(
-            "bottleneck.rate",
-            b.rate.0,
-            1e3,
-            1e13,
-            "in [1 kbps, 10 Tbps]",
-        )?;
+        finite_range("bottleneck.rate", b.rate.0, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
         finite_range("bottleneck.delay", b.delay.0, 0.0, 100.0, "in [0, 100 s]")?;
 
         let t = &self.tcp;
-        finite_range(
-            "tcp.packet_size",
-            t.packet_size.0,
-            64.0,
-            65535.0,
-            "in [64, 65535] bytes",
-        )?;
-        finite_range(
-            "tcp.header_size",
-            t.header_size.0,
-            0.0,
-            t.packet_size.0 - 1.0,
-            "in [0, packet_size)",
-        )?;
-        finite_range(
-            "tcp.ack_size",
-            t.ack_size.0,
-            1.0,
-            65535.0,
-            "in [1, 65535] bytes",
-        )?;
-        finite_range(
-            "tcp.initial_window",
-            t.initial_window,
-            1.0,
-            1e6,
-            "in [1, 1e6] segments",
-        )?;
+        finite_range("tcp.packet_size", t.packet_size.0, 64.0, 65535.0, "in [64, 65535] bytes")?;
+        finite_range("tcp.header_size", t.header_size.0, 0.0, t.packet_size.0 - 1.0, "in [0, packet_size)")?;
+        finite_range("tcp.ack_size", t.ack_size.0, 1.0, 65535.0, "in [1, 65535] bytes")?;
+        finite_range("tcp.initial_window", t.initial_window, 1.0, 1e6, "in [1, 1e6] segments")?;
         if let Some(w) = t.max_window {
-            check(
-                "tcp.max_window",
-                (1..=1 << 30).contains(&w),
-                "in [1, 2^30] segments",
-                w,
-            )?;
+            check("tcp.max_window", (1..=1 << 30).contains(&w), "in [1, 2^30] segments", w)?;
         }
         finite_range("tcp.min_rto", t.min_rto.0, 1e-6, 3600.0, "in (0, 3600 s]")?;
-        finite_range(
-            "tcp.initial_rto",
-            t.initial_rto.0,
-            t.min_rto.0,
-            3600.0,
-            "in [min_rto, 3600 s]",
-        )?;
-        finite_range(
-            "tcp.max_rto",
-            t.max_rto.0,
-            t.min_rto.0,
-            86400.0,
-            "in [min_rto, 1 day]",
-        )?;
-        finite_range(
-            "tcp.clock_granularity",
-            t.clock_granularity.0,
-            0.0,
-            10.0,
-            "in [0, 10 s]",
-        )?;
-        finite_range(
-            "tcp.delayed_ack_timeout",
-            t.delayed_ack_timeout.0,
-            1e-6,
-            10.0,
-            "in (0, 10 s]",
-        )?;
+        finite_range("tcp.initial_rto", t.initial_rto.0, t.min_rto.0, 3600.0, "in [min_rto, 3600 s]")?;
+        finite_range("tcp.max_rto", t.max_rto.0, t.min_rto.0, 86400.0, "in [min_rto, 1 day]")?;
+        finite_range("tcp.clock_granularity", t.clock_granularity.0, 0.0, 10.0, "in [0, 10 s]")?;
+        finite_range("tcp.delayed_ack_timeout", t.delayed_ack_timeout.0, 1e-6, 10.0, "in (0, 10 s]")?;
         check(
             "tcp.dupack_threshold",
             (1..=1000).contains(&t.dupack_threshold),
@@ -452,9 +369,9 @@ impl Scenario {
         let packet = t.packet_size.0.round();
 
         let queue = match &b.queue {
-            QueueSpec::Droptail { limit, limit_bytes } => QueueConfig::DropTail {
-                limit: resolve_limit(*limit, *limit_bytes, packet)?,
-            },
+            QueueSpec::Droptail { limit, limit_bytes } => {
+                QueueConfig::DropTail { limit: resolve_limit(*limit, *limit_bytes, packet)? }
+            }
             QueueSpec::Red {
                 limit,
                 limit_bytes,
@@ -469,32 +386,11 @@ impl Scenario {
             } => {
                 let limit = resolve_limit(*limit, *limit_bytes, packet)?;
                 finite_range("bottleneck.queue.min_th", *min_th, 0.0, 1e9, ">= 0 packets")?;
-                check(
-                    "bottleneck.queue.max_th",
-                    max_th.is_finite() && max_th > min_th,
-                    "> min_th",
-                    max_th,
-                )?;
-                check(
-                    "bottleneck.queue.max_p",
-                    *max_p > 0.0 && *max_p <= 1.0,
-                    "in (0, 1]",
-                    max_p,
-                )?;
-                check(
-                    "bottleneck.queue.weight",
-                    *weight > 0.0 && *weight <= 1.0,
-                    "in (0, 1]",
-                    weight,
-                )?;
+                check("bottleneck.queue.max_th", max_th.is_finite() && max_th > min_th, "> min_th", max_th)?;
+                check("bottleneck.queue.max_p", *max_p > 0.0 && *max_p <= 1.0, "in (0, 1]", max_p)?;
+                check("bottleneck.queue.weight", *weight > 0.0 && *weight <= 1.0, "in (0, 1]", weight)?;
                 let mean = mean_pktsize.map_or(packet, |m| m.0);
-                finite_range(
-                    "bottleneck.queue.mean_pktsize",
-                    mean,
-                    1.0,
-                    65535.0,
-                    "in [1, 65535] bytes",
-                )?;
+                finite_range("bottleneck.queue.mean_pktsize", mean, 1.0, 65535.0, "in [1, 65535] bytes")?;
                 if *ecn && !t.ecn {
                     return err(
                         "bottleneck.queue.ecn",
@@ -517,24 +413,12 @@ impl Scenario {
         };
 
         let f = &self.flows;
-        check(
-            "flows.count",
-            (1..=10_000_000).contains(&f.count),
-            "in [1, 10,000,000]",
-            f.count,
-        )?;
+        check("flows.count", (1..=10_000_000).contains(&f.count), "in [1, 10,000,000]", f.count)?;
         let n = f.count as usize;
-        let rtts = f
-            .rtt
-            .expand("flows.rtt", n, &mut Rng::new(self.seed, stream::RTT))?;
-        let rates = f.access_rate.expand(
-            "flows.access_rate",
-            n,
-            &mut Rng::new(self.seed, stream::ACCESS_RATE),
-        )?;
-        let starts = f
-            .start
-            .expand("flows.start", n, &mut Rng::new(self.seed, stream::START))?;
+        let rtts = f.rtt.expand("flows.rtt", n, &mut Rng::new(self.seed, stream::RTT))?;
+        let rates =
+            f.access_rate.expand("flows.access_rate", n, &mut Rng::new(self.seed, stream::ACCESS_RATE))?;
+        let starts = f.start.expand("flows.start", n, &mut Rng::new(self.seed, stream::START))?;
         let stops = match &f.stop {
             Some(s) => s.expand("flows.stop", n, &mut Rng::new(self.seed, stream::STOP))?,
             None => vec![f64::INFINITY; n],
@@ -543,44 +427,22 @@ impl Scenario {
         for i in 0..n {
             let (rtt, rate, start, stop) = (rtts[i], rates[i], starts[i], stops[i]);
             let min_rtt = 2.0 * b.delay.0;
-            finite_range(
-                "flows.rtt",
-                rtt,
-                min_rtt,
-                100.0,
-                "in [2 x bottleneck.delay, 100 s]",
-            )?;
+            finite_range("flows.rtt", rtt, min_rtt, 100.0, "in [2 x bottleneck.delay, 100 s]")?;
             finite_range("flows.access_rate", rate, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
-            finite_range(
-                "flows.start",
-                start,
-                0.0,
-                self.duration.0,
-                "in [0, duration]",
-            )?;
+            finite_range("flows.start", start, 0.0, self.duration.0, "in [0, duration]")?;
             check("flows.stop", stop > start, "after the flow's start", stop)?;
             flows.push(FlowConfig {
                 rtt: from_secs(rtt),
                 access_rate: rate,
                 access_delay: from_secs(rtt / 2.0 - b.delay.0),
                 start: from_secs(start),
-                stop: if stop.is_finite() {
-                    from_secs(stop)
-                } else {
-                    NEVER
-                },
+                stop: if stop.is_finite() { from_secs(stop) } else { NEVER },
             });
         }
 
         let sample_interval = match self.monitor.sample_interval {
             Some(s) => {
-                finite_range(
-                    "monitor.sample_interval",
-                    s.0,
-                    1e-6,
-                    self.duration.0,
-                    "in [1 us, duration]",
-                )?;
+                finite_range("monitor.sample_interval", s.0, 1e-6, self.duration.0, "in [1 us, duration]")?;
                 check(
                     "monitor.sample_interval",
                     self.duration.0 / s.0 <= 1e7,
@@ -670,29 +532,18 @@ mod tests {
         assert_eq!(c.tcp.packet_size, 1000);
         assert_eq!(c.tcp.payload, 960);
         assert!(c.tcp.sack);
-        assert_eq!(
-            c.queue,
-            QueueConfig::DropTail {
-                limit: Limit::Packets(50)
-            }
-        );
+        assert_eq!(c.queue, QueueConfig::DropTail { limit: Limit::Packets(50) });
     }
 
     #[test]
     fn errors_name_the_field() {
         let e = with(r#"{"bottleneck": {"rate": "-5Mbps"}}"#).unwrap_err();
         assert_eq!(e.field, "bottleneck.rate");
-        assert!(
-            e.message.contains(">= 1") || e.message.contains("in ["),
-            "{e}"
-        );
+        assert!(e.message.contains(">= 1") || e.message.contains("in ["), "{e}");
         let e = with(r#"{"bottleneck": {"queue": {"limit": 0}}}"#).unwrap_err();
         assert_eq!(e.field, "bottleneck.queue.limit");
         let e = with(r#"{"bottleneck": {"queue": {"discipline": "codel"}}}"#).unwrap_err();
-        assert!(
-            e.to_string().contains("codel") && e.to_string().contains("red"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("codel") && e.to_string().contains("red"), "{e}");
         let e = with(r#"{"tcp": {"colour": "blue"}}"#).unwrap_err();
         assert!(e.to_string().contains("colour"), "{e}");
         let e = with(r#"{"bottleneck": {"rate": "fast"}}"#).unwrap_err();
@@ -704,9 +555,8 @@ mod tests {
         assert_eq!(e.field, "flows.rtt");
         let e = with(r#"{"warmup": "20s"}"#).unwrap_err();
         assert_eq!(e.field, "warmup");
-        let e =
-            with(r#"{"bottleneck": {"queue": {"discipline": "red", "limit": 50, "ecn": true}}}"#)
-                .unwrap_err();
+        let e = with(r#"{"bottleneck": {"queue": {"discipline": "red", "limit": 50, "ecn": true}}}"#)
+            .unwrap_err();
         assert_eq!(e.field, "bottleneck.queue.ecn");
     }
 
@@ -717,10 +567,7 @@ mod tests {
         let c = with(r#"{"seed": 2, "flows": {"rtt": {"uniform": ["120ms", "280ms"]}}}"#).unwrap();
         assert_eq!(a.flows, b.flows);
         assert_ne!(a.flows, c.flows);
-        assert!(a
-            .flows
-            .iter()
-            .all(|f| f.rtt >= from_secs(0.12) && f.rtt <= from_secs(0.28)));
+        assert!(a.flows.iter().all(|f| f.rtt >= from_secs(0.12) && f.rtt <= from_secs(0.28)));
     }
 
     #[test]
@@ -728,10 +575,7 @@ mod tests {
         let c = with(r#"{"bottleneck": {"queue": {"discipline": "red", "limit": 50}}}"#).unwrap();
         match c.queue {
             QueueConfig::Red(p) => {
-                assert_eq!(
-                    (p.min_th, p.max_th, p.max_p, p.weight),
-                    (5.0, 15.0, 0.1, 0.002)
-                );
+                assert_eq!((p.min_th, p.max_th, p.max_p, p.weight), (5.0, 15.0, 0.1, 0.002));
                 assert!(p.gentle && p.wait && !p.ecn);
                 assert_eq!(p.mean_pktsize, 1000);
             }

@@ -14,8 +14,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
                 || c == '.'
                 || c == '_'
                 || ((c == 'e' || c == 'E') && i > 0)
-                || ((c == '-' || c == '+')
-                    && (i == 0 || matches!(s.as_bytes()[i - 1], b'e' | b'E'))))
+                || ((c == '-' || c == '+') && (i == 0 || matches!(s.as_bytes()[i - 1], b'e' | b'E'))))
         })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
@@ -91,10 +90,7 @@ macro_rules! quantity {
                 impl<'de> Visitor<'de> for V {
                     type Value = $name;
                     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                        write!(
-                            f,
-                            concat!("a ", $what, ": a number or a string like ", $example)
-                        )
+                        write!(f, concat!("a ", $what, ": a number or a string like ", $example))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
                         Ok($name(v))
@@ -108,12 +104,7 @@ macro_rules! quantity {
                     fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
                         $parse(v).map($name).ok_or_else(|| {
                             E::custom(format!(
-                                concat!(
-                                    "invalid ",
-                                    $what,
-                                    " {:?}: expected a string like ",
-                                    $example
-                                ),
+                                concat!("invalid ", $what, " {:?}: expected a string like ", $example),
                                 v
                             ))
                         })

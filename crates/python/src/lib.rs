@@ -30,9 +30,7 @@ struct Simulation {
 
 impl Simulation {
     fn sim(&mut self) -> PyResult<&mut bufferlab_engine::Simulation> {
-        self.inner
-            .as_mut()
-            .ok_or_else(|| PyRuntimeError::new_err("the simulation has already finished"))
+        self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("the simulation has already finished"))
     }
 }
 
@@ -41,11 +39,8 @@ impl Simulation {
     /// Validate `scenario_json` and set the simulation up; raises `ScenarioError` naming the bad field.
     #[new]
     fn new(scenario_json: &str) -> PyResult<Self> {
-        let cfg =
-            config_from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        Ok(Simulation {
-            inner: Some(bufferlab_engine::Simulation::new(cfg)),
-        })
+        let cfg = config_from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(Simulation { inner: Some(bufferlab_engine::Simulation::new(cfg)) })
     }
 
     /// Run until simulated time `until_s` (seconds), releasing the GIL.
@@ -76,12 +71,7 @@ impl Simulation {
     fn finish<'py>(
         &mut self,
         py: Python<'py>,
-    ) -> PyResult<(
-        String,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Vec<Bound<'py, PyBytes>>,
-    )> {
+    ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Vec<Bound<'py, PyBytes>>)> {
         let sim = self
             .inner
             .take()
@@ -94,12 +84,7 @@ impl Simulation {
         }))
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let cwnd = series.cwnd.iter().map(|c| f64_bytes(py, c)).collect();
-        Ok((
-            text,
-            f64_bytes(py, &series.time_s),
-            f64_bytes(py, &series.queue_pkts),
-            cwnd,
-        ))
+        Ok((text, f64_bytes(py, &series.time_s), f64_bytes(py, &series.queue_pkts), cwnd))
     }
 }
 

@@ -116,11 +116,7 @@ mod tests {
         }
         for q in [0.1, 0.5, 0.9, 0.99] {
             let exact = q * 1e9;
-            assert!(
-                (h.quantile(q) - exact).abs() / exact < 0.008,
-                "{q}: {}",
-                h.quantile(q)
-            );
+            assert!((h.quantile(q) - exact).abs() / exact < 0.008, "{q}: {}", h.quantile(q));
         }
     }
 

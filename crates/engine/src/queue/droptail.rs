@@ -14,10 +14,7 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: Limit) -> Self {
-        DropTail {
-            fifo: Fifo::default(),
-            limit,
-        }
+        DropTail { fifo: Fifo::default(), limit }
     }
 
     /// Change the limit while running (Optimal Drop-Tail); packets already queued stay.

@@ -171,14 +171,5 @@ impl QueueDisc for AnyQueue {
 
 #[cfg(test)]
 pub(crate) fn test_packet(flow: u32, seq: u32, size: u32) -> Packet {
-    Packet {
-        flow,
-        seq,
-        size,
-        ecn: Ecn::NotEct,
-        cwr: false,
-        retransmit: false,
-        tag: 0.0,
-        enqueued_at: 0,
-    }
+    Packet { flow, seq, size, ecn: Ecn::NotEct, cwr: false, retransmit: false, tag: 0.0, enqueued_at: 0 }
 }

@@ -141,11 +141,7 @@ impl Red {
         };
         self.avg = self.avg * powi_exact(1.0 - self.p.weight, m + 1) + self.p.weight * q;
         self.count += 1;
-        let threshold_forced = if self.p.gentle {
-            2.0 * self.p.max_th
-        } else {
-            self.p.max_th
-        };
+        let threshold_forced = if self.p.gentle { 2.0 * self.p.max_th } else { self.p.max_th };
         if self.avg >= self.p.min_th && q > 1.0 {
             if self.avg >= threshold_forced {
                 self.count = 0;
@@ -276,11 +272,7 @@ mod tests {
         r.dequeue(from_secs(1.0), &mut fx);
         r.enqueue(test_packet(0, 10, 1000), from_secs(1.5), &mut fx);
         let want = expect * (1.0f64 - 0.002).powi(501);
-        assert!(
-            (r.average() - want).abs() < 1e-12,
-            "{} vs {want}",
-            r.average()
-        );
+        assert!((r.average() - want).abs() < 1e-12, "{} vs {want}", r.average());
     }
 
     #[test]
@@ -298,10 +290,7 @@ mod tests {
         assert!(fx.drops.is_empty());
         // The 16th arrival sees q = 15 = max_th.
         r.enqueue(test_packet(0, 15, 1000), 0, &mut fx);
-        assert_eq!(
-            fx.drops,
-            vec![(test_packet(0, 15, 1000), DropReason::Forced)]
-        );
+        assert_eq!(fx.drops, vec![(test_packet(0, 15, 1000), DropReason::Forced)]);
         assert_eq!(r.len(), 15);
     }
 

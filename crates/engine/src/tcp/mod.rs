@@ -8,6 +8,7 @@
 pub mod cc;
 pub mod receiver;
 pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
 
 use crate::time::Time;

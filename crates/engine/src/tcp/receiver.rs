@@ -43,11 +43,7 @@ pub struct Delivery {
 
 impl Receiver {
     pub fn new() -> Self {
-        Receiver {
-            delack_deadline: NEVER,
-            delack_event_at: NEVER,
-            ..Default::default()
-        }
+        Receiver { delack_deadline: NEVER, delack_event_at: NEVER, ..Default::default() }
     }
 
     pub fn rcv_nxt(&self) -> u32 {
@@ -80,18 +76,12 @@ impl Receiver {
         self.unacked += 1;
         let ack_now = !cfg.delayed_ack || !in_order_only || self.unacked >= 2;
         if ack_now {
-            Delivery {
-                new_in_order,
-                ack: Some(self.make_ack(first_block, cfg)),
-            }
+            Delivery { new_in_order, ack: Some(self.make_ack(first_block, cfg)) }
         } else {
             if self.delack_deadline == NEVER {
                 self.delack_deadline = now + cfg.delayed_ack_timeout;
             }
-            Delivery {
-                new_in_order,
-                ack: None,
-            }
+            Delivery { new_in_order, ack: None }
         }
     }
 
@@ -124,25 +114,14 @@ impl Receiver {
             self.blocks[i].changed = stamp;
             return i;
         }
-        self.blocks.insert(
-            i,
-            Block {
-                start: seq,
-                end: seq + 1,
-                changed: stamp,
-            },
-        );
+        self.blocks.insert(i, Block { start: seq, end: seq + 1, changed: stamp });
         i
     }
 
     fn make_ack(&mut self, first_block: Option<usize>, cfg: &TcpConfig) -> Ack {
         self.unacked = 0;
         self.delack_deadline = NEVER;
-        let mut ack = Ack {
-            ack: self.rcv_nxt,
-            ece: self.ece,
-            ..Default::default()
-        };
+        let mut ack = Ack { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
         if cfg.sack && !self.blocks.is_empty() {
             let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
             let mut n = 0;
@@ -182,12 +161,7 @@ mod tests {
             payload: 960,
             initial_window: 1.0,
             max_window: u32::MAX,
-            rto: RtoBounds {
-                initial: 1,
-                min: 1,
-                max: 1,
-                granularity: 1,
-            },
+            rto: RtoBounds { initial: 1, min: 1, max: 1, granularity: 1 },
             sack: true,
             ecn: true,
             dupack_threshold: 3,

@@ -24,13 +24,7 @@ pub struct RtoBounds {
 
 impl RttEstimator {
     pub fn new(b: &RtoBounds) -> Self {
-        RttEstimator {
-            srtt: 0.0,
-            rttvar: 0.0,
-            base_rto: b.initial,
-            backoff: 0,
-            has_sample: false,
-        }
+        RttEstimator { srtt: 0.0, rttvar: 0.0, base_rto: b.initial, backoff: 0, has_sample: false }
     }
 
     pub fn sample(&mut self, r: Time, b: &RtoBounds) {
@@ -50,9 +44,7 @@ impl RttEstimator {
 
     /// The current timeout, with exponential backoff.
     pub fn rto(&self, b: &RtoBounds) -> Time {
-        self.base_rto
-            .saturating_mul(1u64 << self.backoff.min(30))
-            .min(b.max)
+        self.base_rto.saturating_mul(1u64 << self.backoff.min(30)).min(b.max)
     }
 
     pub fn back_off(&mut self) {

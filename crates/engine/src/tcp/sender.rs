@@ -23,23 +23,10 @@
 
 use super::cc::{AnyCc, CongestionControl, Window};
 use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
 use super::TcpConfig;
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{Time, NEVER};
-use std::collections::VecDeque;
-
-const SACKED: u8 = 1;
-const LOST: u8 = 2;
-/// Retransmitted since it was last marked lost.
-const RETX: u8 = 4;
-/// Ever retransmitted (Karn's rule).
-const EVER_RETX: u8 = 8;
-
-#[derive(Clone, Copy, Debug)]
-struct Segment {
-    sent_at: Time,
-    flags: u8,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -65,9 +52,7 @@ pub struct Sender {
     snd_una: u32,
     snd_nxt: u32,
     /// State of each outstanding segment `snd_una + i`.
-    segs: VecDeque<Segment>,
-    /// How many of `segs` are SACKed.
-    sacked: u32,
+    sb: Scoreboard,
     dupacks: u32,
     phase: Phase,
     recover: Option<u32>,
@@ -87,14 +72,10 @@ impl Sender {
         Sender {
             flow,
             cc,
-            win: Window {
-                cwnd: cfg.initial_window,
-                ssthresh: f64::INFINITY,
-            },
+            win: Window { cwnd: cfg.initial_window, ssthresh: f64::INFINITY },
             snd_una: 0,
             snd_nxt: 0,
-            segs: VecDeque::new(),
-            sacked: 0,
+            sb: Scoreboard::default(),
             dupacks: 0,
             phase: Phase::Open,
             recover: None,
@@ -126,10 +107,6 @@ impl Sender {
     fn flight(&self) -> u32 {
         self.snd_nxt - self.snd_una
     }
-    fn seg(&mut self, seq: u32) -> &mut Segment {
-        &mut self.segs[(seq - self.snd_una) as usize]
-    }
-
     /// Start sending (the initial window goes out at once).
     pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         self.active = true;
@@ -150,24 +127,14 @@ impl Sender {
         }
         let newly_acked = ack.ack - self.snd_una;
         if newly_acked > 0 {
-            let newest = self.segs[(newly_acked - 1) as usize];
-            if newest.flags & EVER_RETX == 0 {
-                self.rtt.sample(now - newest.sent_at, &cfg.rto);
+            let (sent_at, retransmitted) = self.sb.ack(newly_acked as usize);
+            if !retransmitted {
+                self.rtt.sample(now - sent_at, &cfg.rto);
             }
-            let sacked_gone = self
-                .segs
-                .drain(..newly_acked as usize)
-                .filter(|s| s.flags & SACKED != 0)
-                .count();
-            self.sacked -= sacked_gone as u32;
             self.snd_una = ack.ack;
             self.dupacks = 0;
             self.on_new_ack(newly_acked, cfg);
-            self.rto_deadline = if self.flight() > 0 {
-                now + self.rtt.rto(&cfg.rto)
-            } else {
-                NEVER
-            };
+            self.rto_deadline = if self.flight() > 0 { now + self.rtt.rto(&cfg.rto) } else { NEVER };
         } else if self.flight() > 0 {
             self.dupacks += 1;
             if self.phase == Phase::FastRecovery && !cfg.sack {
@@ -194,7 +161,7 @@ impl Sender {
             Phase::FastRecovery => {
                 if !cfg.sack {
                     // RFC 6582 §3.2 step 5: retransmit the next hole, deflate.
-                    self.segs[0].flags = (self.segs[0].flags | LOST) & !RETX;
+                    self.sb.mark_lost(0);
                     self.win.cwnd = (self.win.cwnd - newly_acked as f64 + 1.0).max(1.0);
                 }
             }
@@ -211,24 +178,8 @@ impl Sender {
         for &(start, end) in ack.sack_blocks() {
             let lo = start.max(self.snd_una);
             let hi = end.min(self.snd_nxt);
-            for seq in lo..hi {
-                let flags = &mut self.segs[(seq - self.snd_una) as usize].flags;
-                if *flags & SACKED == 0 {
-                    *flags |= SACKED;
-                    self.sacked += 1;
-                }
-            }
-        }
-    }
-
-    /// RFC 6675 `IsLost` for every outstanding segment: mark lost those with `dupthresh` SACKed above.
-    fn mark_lost_by_sack(&mut self, cfg: &TcpConfig) {
-        let mut sacked_above = 0;
-        for s in self.segs.iter_mut().rev() {
-            if s.flags & SACKED != 0 {
-                sacked_above += 1;
-            } else if sacked_above >= cfg.dupack_threshold && s.flags & LOST == 0 {
-                s.flags |= LOST;
+            if lo < hi {
+                self.sb.sack((lo - self.snd_una) as usize, (hi - self.snd_una) as usize);
             }
         }
     }
@@ -245,13 +196,13 @@ impl Sender {
         }
         if self.phase != Phase::Open {
             if cfg.sack {
-                self.mark_lost_by_sack(cfg);
+                self.sb.mark_lost_by_sack(cfg.dupack_threshold);
             }
             return;
         }
         let beyond_recover = self.recover.is_none_or(|r| self.snd_una >= r);
         // IsLost(snd_una): the first segment is unSACKed (else it would be acked), so all SACKed are above.
-        let sack_says_lost = cfg.sack && self.sacked >= cfg.dupack_threshold;
+        let sack_says_lost = cfg.sack && self.sb.sacked() >= cfg.dupack_threshold;
         if !(beyond_recover && (self.dupacks >= cfg.dupack_threshold || sack_says_lost)) {
             return;
         }
@@ -259,10 +210,10 @@ impl Sender {
         self.recover = Some(self.snd_nxt);
         self.stats.fast_recoveries += 1;
         self.congestion_signal(cfg);
-        self.segs[0].flags |= LOST;
+        self.sb.mark_lost(0);
         if cfg.sack {
             self.win.cwnd = self.win.ssthresh;
-            self.mark_lost_by_sack(cfg);
+            self.sb.mark_lost_by_sack(cfg.dupack_threshold);
         } else {
             self.win.cwnd = self.win.ssthresh + cfg.dupack_threshold as f64;
         }
@@ -280,35 +231,9 @@ impl Sender {
         self.phase = Phase::TimeoutRecovery;
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
-        for s in self.segs.iter_mut() {
-            if s.flags & SACKED == 0 {
-                s.flags = (s.flags | LOST) & !RETX;
-            }
-        }
+        self.sb.mark_all_lost();
         self.rtt.back_off();
         self.transmit(now, cfg, out);
-    }
-
-    /// RFC 6675 `SetPipe`: segments believed in the network.
-    fn pipe(&self) -> u32 {
-        self.segs
-            .iter()
-            .map(|s| {
-                if s.flags & SACKED != 0 {
-                    0
-                } else {
-                    (s.flags & LOST == 0) as u32 + (s.flags & RETX != 0) as u32
-                }
-            })
-            .sum()
-    }
-
-    /// The lowest segment to retransmit: lost and not yet resent (RFC 6675 NextSeg rule 1).
-    fn next_lost(&self) -> Option<u32> {
-        self.segs
-            .iter()
-            .position(|s| s.flags & (SACKED | LOST | RETX) == LOST)
-            .map(|i| self.snd_una + i as u32)
     }
 
     fn may_send_new(&self, cfg: &TcpConfig) -> bool {
@@ -320,19 +245,15 @@ impl Sender {
         let pipe_mode =
             self.phase == Phase::TimeoutRecovery || (cfg.sack && self.phase == Phase::FastRecovery);
         if pipe_mode {
-            let mut pipe = self.pipe();
+            let mut pipe = self.sb.pipe();
             while pipe < cwnd {
-                if let Some(seq) = self.next_lost() {
-                    self.emit(seq, true, now, cfg, out);
+                if let Some(i) = self.sb.next_lost() {
+                    self.emit(self.snd_una + i as u32, true, now, cfg, out);
                 } else if self.may_send_new(cfg) {
                     self.emit(self.snd_nxt, false, now, cfg, out);
-                } else if let Some(i) = self
-                    .segs
-                    .iter()
-                    .position(|s| s.flags & (SACKED | RETX) == 0)
-                {
+                } else if let Some(i) = self.sb.first_unsacked_unsent() {
                     // Rule 3: window-limited; resend the lowest unSACKed segment once.
-                    self.segs[i].flags |= LOST;
+                    self.sb.mark_lost(i);
                     self.emit(self.snd_una + i as u32, true, now, cfg, out);
                 } else {
                     break;
@@ -341,8 +262,8 @@ impl Sender {
             }
         } else {
             // Open, or NewReno fast recovery: the one marked hole goes out at once, then new data by flight.
-            while let Some(seq) = self.next_lost() {
-                self.emit(seq, true, now, cfg, out);
+            while let Some(i) = self.sb.next_lost() {
+                self.emit(self.snd_una + i as u32, true, now, cfg, out);
             }
             while self.flight() < cwnd && self.may_send_new(cfg) {
                 self.emit(self.snd_nxt, false, now, cfg, out);
@@ -350,26 +271,14 @@ impl Sender {
         }
     }
 
-    fn emit(
-        &mut self,
-        seq: u32,
-        retransmit: bool,
-        now: Time,
-        cfg: &TcpConfig,
-        out: &mut Vec<Packet>,
-    ) {
+    fn emit(&mut self, seq: u32, retransmit: bool, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         let ect = cfg.ecn && !retransmit;
         let cwr = ect && self.cwr_pending;
         if retransmit {
-            let s = self.seg(seq);
-            s.flags |= RETX | EVER_RETX;
-            s.sent_at = now;
+            self.sb.retransmitted((seq - self.snd_una) as usize, now);
             self.stats.retransmits += 1;
         } else {
-            self.segs.push_back(Segment {
-                sent_at: now,
-                flags: 0,
-            });
+            self.sb.push(now);
             self.snd_nxt += 1;
             self.cwr_pending &= !cwr;
         }

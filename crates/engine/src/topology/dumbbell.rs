@@ -10,6 +10,8 @@
 //!   the bottleneck and access links, as one `AckAtSender` event each.
 //!
 //! So a data packet costs three events: arrival at the router, end of serialization, its ACK at the sender.
+//! Pipes are FIFO, so only the head of each pipe has an event pending, which keeps the event heap as small
+//! as the number of flows rather than the number of packets in flight.
 
 use crate::events::{Event, EventQueue};
 use crate::monitor::{jain_index, BottleneckStats, FlowStats};
@@ -27,10 +29,11 @@ use std::collections::VecDeque;
 struct Flow {
     sender: Sender,
     receiver: Receiver,
-    /// Packets on the access link, in arrival order at the router.
-    to_router: VecDeque<Packet>,
-    /// ACKs on the return path, in arrival order at the sender.
-    to_sender: VecDeque<Ack>,
+    /// Packets on the access link with their arrival times at the router, in order; only the head has an
+    /// event in the queue.
+    to_router: VecDeque<(Time, Packet)>,
+    /// ACKs on the return path with their arrival times at the sender, in order; only the head has an event.
+    to_sender: VecDeque<(Time, Ack)>,
     access_free_at: Time,
     access_serialization: Time,
     access_delay: Time,
@@ -63,10 +66,9 @@ impl Simulation {
     pub fn new(cfg: Config) -> Self {
         let queue = match &cfg.queue {
             QueueConfig::DropTail { limit } => AnyQueue::DropTail(DropTail::new(*limit)),
-            QueueConfig::Red(p) => AnyQueue::Red(Box::new(Red::new(
-                p.clone(),
-                Rng::new(cfg.seed, stream::QUEUE),
-            ))),
+            QueueConfig::Red(p) => {
+                AnyQueue::Red(Box::new(Red::new(p.clone(), Rng::new(cfg.seed, stream::QUEUE))))
+            }
         };
         let ack_on_bottleneck = serialization(cfg.ack_size, cfg.bottleneck_rate);
         let mut events = EventQueue::default();
@@ -159,22 +161,18 @@ impl Simulation {
             Event::ArriveAtRouter(f) => self.arrive_at_router(f as usize),
             Event::LinkTxDone => self.link_tx_done(),
             Event::AckAtSender(f) => {
-                let f = f as usize;
-                let ack = self.flows[f]
-                    .to_sender
-                    .pop_front()
-                    .expect("an ACK per AckAtSender event");
-                let flow = &mut self.flows[f];
-                flow.sender
-                    .on_ack(&ack, self.now, &self.cfg.tcp, &mut self.out);
-                self.send_out(f);
+                let flow = &mut self.flows[f as usize];
+                let (_, ack) = flow.to_sender.pop_front().expect("an ACK per AckAtSender event");
+                if let Some(&(next, _)) = flow.to_sender.front() {
+                    self.events.schedule(next, Event::AckAtSender(f));
+                }
+                flow.sender.on_ack(&ack, self.now, &self.cfg.tcp, &mut self.out);
+                self.send_out(f as usize);
             }
             Event::RetransmitTimer(f) => self.retransmit_timer(f as usize),
             Event::DelayedAckTimer(f) => self.delayed_ack_timer(f as usize),
             Event::FlowStart(f) => {
-                self.flows[f as usize]
-                    .sender
-                    .start(self.now, &self.cfg.tcp, &mut self.out);
+                self.flows[f as usize].sender.start(self.now, &self.cfg.tcp, &mut self.out);
                 self.send_out(f as usize);
             }
             Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
@@ -203,15 +201,16 @@ impl Simulation {
         for pkt in self.out.drain(..) {
             let done = self.now.max(flow.access_free_at) + flow.access_serialization;
             flow.access_free_at = done;
-            flow.to_router.push_back(pkt);
-            self.events
-                .schedule(done + flow.access_delay, Event::ArriveAtRouter(f as u32));
+            let arrival = done + flow.access_delay;
+            if flow.to_router.is_empty() {
+                self.events.schedule(arrival, Event::ArriveAtRouter(f as u32));
+            }
+            flow.to_router.push_back((arrival, pkt));
         }
         let s = &mut flow.sender;
         if s.rto_deadline != NEVER && s.rto_deadline < s.rto_event_at {
             s.rto_event_at = s.rto_deadline;
-            self.events
-                .schedule(s.rto_deadline, Event::RetransmitTimer(f as u32));
+            self.events.schedule(s.rto_deadline, Event::RetransmitTimer(f as u32));
         }
     }
 
@@ -226,8 +225,7 @@ impl Simulation {
         }
         if self.now < s.rto_deadline {
             s.rto_event_at = s.rto_deadline;
-            self.events
-                .schedule(s.rto_deadline, Event::RetransmitTimer(f as u32));
+            self.events.schedule(s.rto_deadline, Event::RetransmitTimer(f as u32));
             return;
         }
         s.on_timeout(self.now, &self.cfg.tcp, &mut self.out);
@@ -247,8 +245,7 @@ impl Simulation {
         }
         if self.now + d_b < r.delack_deadline {
             r.delack_event_at = r.delack_deadline - d_b;
-            self.events
-                .schedule(r.delack_event_at, Event::DelayedAckTimer(f as u32));
+            self.events.schedule(r.delack_event_at, Event::DelayedAckTimer(f as u32));
             return;
         }
         if let Some(ack) = r.on_delack_timer(&self.cfg.tcp) {
@@ -258,16 +255,19 @@ impl Simulation {
 
     fn send_ack(&mut self, f: usize, ack: Ack) {
         let flow = &mut self.flows[f];
-        flow.to_sender.push_back(ack);
-        self.events
-            .schedule(self.now + flow.ack_delay, Event::AckAtSender(f as u32));
+        let arrival = self.now + flow.ack_delay;
+        if flow.to_sender.is_empty() {
+            self.events.schedule(arrival, Event::AckAtSender(f as u32));
+        }
+        flow.to_sender.push_back((arrival, ack));
     }
 
     fn arrive_at_router(&mut self, f: usize) {
-        let pkt = self.flows[f]
-            .to_router
-            .pop_front()
-            .expect("a packet per ArriveAtRouter event");
+        let flow = &mut self.flows[f];
+        let (_, pkt) = flow.to_router.pop_front().expect("a packet per ArriveAtRouter event");
+        if let Some(&(next, _)) = flow.to_router.front() {
+            self.events.schedule(next, Event::ArriveAtRouter(f as u32));
+        }
         if self.stats.measuring {
             self.stats.arrivals += 1;
         }
@@ -283,10 +283,8 @@ impl Simulation {
     fn start_service(&mut self) {
         if let Some(pkt) = self.queue.dequeue(self.now, &mut self.fx) {
             self.stats.on_service_start(self.now - pkt.enqueued_at);
-            self.events.schedule(
-                self.now + serialization(pkt.size, self.cfg.bottleneck_rate),
-                Event::LinkTxDone,
-            );
+            self.events
+                .schedule(self.now + serialization(pkt.size, self.cfg.bottleneck_rate), Event::LinkTxDone);
             self.in_service = Some(pkt);
         }
         self.apply_queue_effects();
@@ -323,8 +321,7 @@ impl Simulation {
         let r = &mut flow.receiver;
         if r.delack_deadline != NEVER && r.delack_event_at == NEVER {
             r.delack_event_at = r.delack_deadline - self.cfg.bottleneck_delay;
-            self.events
-                .schedule(r.delack_event_at, Event::DelayedAckTimer(f as u32));
+            self.events.schedule(r.delack_event_at, Event::DelayedAckTimer(f as u32));
         }
         if let Some(ack) = d.ack {
             self.send_ack(f, ack);
@@ -452,10 +449,6 @@ impl Simulation {
             in_flight,
             events: self.events.executed(),
         };
-        Results {
-            summary,
-            flows,
-            series: std::mem::take(&mut self.series),
-        }
+        Results { summary, flows, series: std::mem::take(&mut self.series) }
     }
 }

@@ -28,10 +28,7 @@ mod tests {
     #[test]
     fn slow_start_then_linear_growth() {
         let mut cc = NewReno;
-        let mut w = Window {
-            cwnd: 1.0,
-            ssthresh: 4.0,
-        };
+        let mut w = Window { cwnd: 1.0, ssthresh: 4.0 };
         for _ in 0..3 {
             cc.on_ack(&mut w, 1);
         }

@@ -1,0 +1,228 @@
+//! The sender's scoreboard (RFC 6675 §3): one entry per outstanding segment, with counters kept up to date
+//! so that `pipe` and the next segment to retransmit cost O(1) amortized instead of a scan per ACK.
+//!
+//! Entries are indexed from the first unacknowledged segment. `IsLost` is monotone (a segment with
+//! `dupthresh` SACKed segments above it has at least as many above every segment below it), so the lost
+//! segments are exactly the unSACKed ones below a frontier that only moves up; [`Scoreboard::mark_lost_by_sack`]
+//! advances it incrementally.
+
+use crate::time::Time;
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+/// Retransmitted since it was last marked lost.
+const RETX: u8 = 4;
+/// Ever retransmitted (Karn's rule).
+const EVER_RETX: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    sent_at: Time,
+    flags: u8,
+}
+
+#[derive(Default)]
+pub struct Scoreboard {
+    segs: VecDeque<Segment>,
+    sacked: u32,
+    /// UnSACKed segments marked lost.
+    lost: u32,
+    /// UnSACKed segments retransmitted since marked lost.
+    retx: u32,
+    /// Every entry below this index is SACKed or marked lost.
+    frontier: usize,
+    /// SACKed entries below `frontier`.
+    sacked_below: u32,
+    /// Lowest index that may be lost and not yet retransmitted.
+    rxt_hint: usize,
+}
+
+impl Scoreboard {
+    /// Outstanding segments.
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn sacked(&self) -> u32 {
+        self.sacked
+    }
+
+    /// A new segment was sent.
+    pub fn push(&mut self, now: Time) {
+        self.segs.push_back(Segment { sent_at: now, flags: 0 });
+    }
+
+    /// The first `n` entries were cumulatively acknowledged; returns (send time of the newest, whether it was
+    /// ever retransmitted).
+    pub fn ack(&mut self, n: usize) -> (Time, bool) {
+        let newest = self.segs[n - 1];
+        let mut sacked_removed = 0;
+        for s in self.segs.drain(..n) {
+            if s.flags & SACKED != 0 {
+                sacked_removed += 1;
+            } else {
+                self.lost -= (s.flags & LOST != 0) as u32;
+                self.retx -= (s.flags & RETX != 0) as u32;
+            }
+        }
+        self.sacked -= sacked_removed;
+        if n >= self.frontier {
+            self.frontier = 0;
+            self.sacked_below = 0;
+        } else {
+            // Everything removed lay below the frontier.
+            self.frontier -= n;
+            self.sacked_below -= sacked_removed;
+        }
+        self.rxt_hint = self.rxt_hint.saturating_sub(n);
+        (newest.sent_at, newest.flags & EVER_RETX != 0)
+    }
+
+    /// Mark entries `[lo, hi)` SACKed.
+    pub fn sack(&mut self, lo: usize, hi: usize) {
+        for i in lo..hi.min(self.segs.len()) {
+            let f = self.segs[i].flags;
+            if f & SACKED == 0 {
+                self.segs[i].flags |= SACKED;
+                self.sacked += 1;
+                self.lost -= (f & LOST != 0) as u32;
+                self.retx -= (f & RETX != 0) as u32;
+                if i < self.frontier {
+                    self.sacked_below += 1;
+                }
+            }
+        }
+    }
+
+    /// Mark entry `i` lost (to be retransmitted), unless it is SACKed.
+    pub fn mark_lost(&mut self, i: usize) {
+        let f = self.segs[i].flags;
+        if f & SACKED != 0 {
+            return;
+        }
+        if f & LOST == 0 {
+            self.lost += 1;
+        }
+        if f & RETX != 0 {
+            self.retx -= 1;
+        }
+        self.segs[i].flags = (f | LOST) & !RETX;
+        self.rxt_hint = self.rxt_hint.min(i);
+    }
+
+    /// RFC 6675 `IsLost` for every entry: mark lost the unSACKed ones with `dupthresh` SACKed above them.
+    pub fn mark_lost_by_sack(&mut self, dupthresh: u32) {
+        while self.frontier < self.segs.len() {
+            let f = self.segs[self.frontier].flags;
+            let here = (f & SACKED != 0) as u32;
+            if self.sacked - self.sacked_below - here < dupthresh {
+                break;
+            }
+            if here == 1 {
+                self.sacked_below += 1;
+            } else if f & LOST == 0 {
+                self.mark_lost(self.frontier);
+            }
+            self.frontier += 1;
+        }
+    }
+
+    /// A retransmission timeout: every unSACKed entry is lost and due for retransmission.
+    pub fn mark_all_lost(&mut self) {
+        for i in 0..self.segs.len() {
+            self.mark_lost(i);
+        }
+        self.frontier = self.segs.len();
+        self.sacked_below = self.sacked;
+        self.rxt_hint = 0;
+    }
+
+    /// RFC 6675 `SetPipe`: entries believed in the network.
+    pub fn pipe(&self) -> u32 {
+        self.segs.len() as u32 - self.sacked - self.lost + self.retx
+    }
+
+    /// The lowest entry lost and not yet retransmitted (RFC 6675 `NextSeg` rule 1).
+    pub fn next_lost(&mut self) -> Option<usize> {
+        if self.lost == self.retx {
+            return None;
+        }
+        let found = (self.rxt_hint..self.segs.len()).find(|&i| self.segs[i].flags & (SACKED | LOST | RETX) == LOST);
+        self.rxt_hint = found.unwrap_or(self.segs.len());
+        found
+    }
+
+    /// The lowest entry neither SACKed nor retransmitted (`NextSeg` rule 3).
+    pub fn first_unsacked_unsent(&self) -> Option<usize> {
+        self.segs.iter().position(|s| s.flags & (SACKED | RETX) == 0)
+    }
+
+    /// Entry `i` was retransmitted at `now`.
+    pub fn retransmitted(&mut self, i: usize, now: Time) {
+        let s = &mut self.segs[i];
+        if s.flags & RETX == 0 && s.flags & SACKED == 0 {
+            self.retx += 1;
+        }
+        s.flags |= RETX | EVER_RETX;
+        s.sent_at = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference implementations by full scans.
+    fn scan_pipe(sb: &Scoreboard) -> u32 {
+        sb.segs
+            .iter()
+            .map(|s| if s.flags & SACKED != 0 { 0 } else { (s.flags & LOST == 0) as u32 + (s.flags & RETX != 0) as u32 })
+            .sum()
+    }
+
+    fn scan_is_lost(sb: &Scoreboard, i: usize, dupthresh: u32) -> bool {
+        sb.segs.iter().skip(i + 1).filter(|s| s.flags & SACKED != 0).count() as u32 >= dupthresh
+    }
+
+    #[test]
+    fn counters_match_scans_under_random_operations() {
+        let mut rng = crate::rng::Rng::new(9, 9);
+        let mut sb = Scoreboard::default();
+        for step in 0..20_000u64 {
+            let n = sb.len();
+            match rng.next_u64() % 7 {
+                0 | 1 => sb.push(step),
+                2 if n > 0 => {
+                    let lo = (rng.next_u64() % n as u64) as usize;
+                    let hi = lo + 1 + (rng.next_u64() % 4) as usize;
+                    sb.sack(lo, hi);
+                }
+                3 if n > 0 => {
+                    sb.ack(1 + (rng.next_u64() % n.min(3) as u64) as usize);
+                }
+                4 => sb.mark_lost_by_sack(3),
+                5 => {
+                    if let Some(i) = sb.next_lost() {
+                        sb.retransmitted(i, step);
+                    }
+                }
+                6 if rng.next_u64() % 50 == 0 => sb.mark_all_lost(),
+                _ => {}
+            };
+            assert_eq!(sb.pipe(), scan_pipe(&sb), "step {step}");
+            sb.mark_lost_by_sack(3);
+            for i in 0..sb.len() {
+                let s = sb.segs[i].flags;
+                if s & SACKED == 0 && scan_is_lost(&sb, i, 3) {
+                    assert!(s & LOST != 0, "step {step}: entry {i} should be lost");
+                }
+            }
+            let next = sb.next_lost();
+            let want = sb.segs.iter().position(|s| s.flags & (SACKED | LOST | RETX) == LOST);
+            assert_eq!(next, want, "step {step}");
+        }
+    }
+}
