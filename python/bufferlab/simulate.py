@@ -95,13 +95,15 @@ def _to_json(scenario: Mapping[str, Any]) -> str:
 class Results:
     """What one run produced.
 
-    ``summary`` holds the metrics of ``docs/scenario.md``; ``flows`` has one row per flow;
+    ``summary`` holds the metrics of ``docs/scenario.md``; ``flows`` has one row per TCP flow, ``udp`` one per
+    open-loop source;
     ``queue_series`` (columns ``time_s``, ``queue_pkts``) and ``cwnd_series`` (``time_s`` and one column per
     flow) are empty unless ``monitor.sample_interval`` is set.
     """
 
     summary: Dict[str, Any]
     flows: pd.DataFrame
+    udp: pd.DataFrame
     queue_series: pd.DataFrame
     cwnd_series: pd.DataFrame
     scenario: Dict[str, Any]
@@ -113,6 +115,7 @@ class Results:
         return {
             "summary": {**self.summary, "wall_s": self.wall_s},
             "flows": self.flows.to_dict(orient="records"),
+            "udp": self.udp.to_dict(orient="records"),
             "scenario": self.scenario,
         }
 
@@ -125,7 +128,7 @@ class Results:
             raise BufferLabError(f"cannot create output directory {out}: {exc.strerror}") from exc
         written = [out / "results.json"]
         written[0].write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
-        for name, frame in (("flows", self.flows), ("queue_series", self.queue_series),
+        for name, frame in (("flows", self.flows), ("udp", self.udp), ("queue_series", self.queue_series),
                             ("cwnd_series", self.cwnd_series)):
             if len(frame):
                 path = out / f"{name}.parquet"
@@ -186,5 +189,6 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     queue_series = pd.DataFrame({"time_s": t, "queue_pkts": np.frombuffer(queue, dtype="<f8")})
     cwnd_series = pd.DataFrame({"time_s": t, **{f"flow_{i}": np.frombuffer(c, dtype="<f8")
                                                 for i, c in enumerate(cwnd)}}) if cwnd else pd.DataFrame()
-    return Results(summary=data["summary"], flows=pd.DataFrame(data["flows"]), queue_series=queue_series,
+    return Results(summary=data["summary"], flows=pd.DataFrame(data["flows"]), udp=pd.DataFrame(data["udp"]),
+                   queue_series=queue_series,
                    cwnd_series=cwnd_series, scenario=spec, wall_s=wall)

@@ -20,6 +20,8 @@ pub enum Event {
     RetransmitTimer(u32),
     /// A receiver's delayed-ACK timer may have expired.
     DelayedAckTimer(u32),
+    /// An open-loop UDP source sends its next packet (straight into the bottleneck router).
+    UdpSend(u32),
     /// The queue discipline's own timer (periodic AQMs).
     QueueTimer,
     /// Take a time-series sample.

@@ -13,6 +13,7 @@ pub mod scenario;
 pub mod tcp;
 pub mod time;
 pub mod topology;
+pub mod traffic;
 pub mod units;
 
 pub use results::Results;

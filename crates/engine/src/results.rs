@@ -63,6 +63,17 @@ pub struct FlowResult {
     pub srtt_s: f64,
 }
 
+/// One open-loop source over the measurement window (`sent` covers the whole run).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct UdpResult {
+    pub source: u32,
+    pub sent: u64,
+    pub delivered: u64,
+    pub drops: u64,
+    /// drops / (delivered + drops) in the window.
+    pub loss_rate: f64,
+}
+
 /// Sampled time series: queue length, and per-flow cwnd when asked for.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Series {
@@ -83,5 +94,6 @@ impl Series {
 pub struct Results {
     pub summary: Summary,
     pub flows: Vec<FlowResult>,
+    pub udp: Vec<UdpResult>,
     pub series: Series,
 }

@@ -24,6 +24,8 @@ pub mod stream {
     pub const STOP: u64 = 3;
     pub const ACCESS_RATE: u64 = 4;
     pub const QUEUE: u64 = 16;
+    /// UDP source i uses `UDP + i`.
+    pub const UDP: u64 = 1 << 32;
 }
 
 impl Rng {

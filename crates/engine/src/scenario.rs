@@ -8,6 +8,7 @@ use crate::queue::{Limit, RedParams};
 use crate::rng::{stream, Rng};
 use crate::tcp::{RtoBounds, TcpConfig};
 use crate::time::{from_secs, serialization, Time, NEVER};
+use crate::traffic::ArrivalPattern;
 use crate::units::{Bytes, Rate, Seconds};
 use serde::Deserialize;
 use std::fmt;
@@ -46,7 +47,9 @@ pub struct Scenario {
     #[serde(default = "zero_seconds")]
     pub warmup: Seconds,
     pub bottleneck: Bottleneck,
-    pub flows: Flows,
+    pub flows: Option<Flows>,
+    #[serde(default)]
+    pub udp: Vec<Udp>,
     #[serde(default)]
     pub tcp: Tcp,
     #[serde(default)]
@@ -142,6 +145,40 @@ fn default_start() -> PerFlow<Seconds> {
     PerFlow::One(Seconds(0.0))
 }
 
+/// An open-loop UDP source (`[[udp]]`), arriving directly at the bottleneck router.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Udp {
+    pub pattern: Pattern,
+    pub rate: Rate,
+    #[serde(default = "default_udp_size")]
+    pub packet_size: Bytes,
+    #[serde(default = "zero_seconds")]
+    pub start: Seconds,
+    pub stop: Option<Seconds>,
+}
+
+fn default_udp_size() -> Bytes {
+    Bytes(1000.0)
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    Poisson,
+    Cbr,
+}
+
+/// An open-loop source, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UdpConfig {
+    pub pattern: ArrivalPattern,
+    pub rate_bps: f64,
+    pub packet_size: u32,
+    pub start: Time,
+    pub stop: Time,
+}
+
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum CcKind {
@@ -229,6 +266,7 @@ pub struct Config {
     pub bottleneck_delay: Time,
     pub queue: QueueConfig,
     pub flows: Vec<FlowConfig>,
+    pub udp: Vec<UdpConfig>,
     pub tcp: TcpConfig,
     pub cc: CcKind,
     pub ack_size: u32,
@@ -338,6 +376,62 @@ impl From<Rate> for f64 {
 }
 
 impl Scenario {
+    fn resolve_flows(&self, f: &Flows) -> Result<Vec<FlowConfig>, ScenarioError> {
+        let b = &self.bottleneck;
+        check("flows.count", (1..=10_000_000).contains(&f.count), "in [1, 10,000,000]", f.count)?;
+        let n = f.count as usize;
+        let rtts = f.rtt.expand("flows.rtt", n, &mut Rng::new(self.seed, stream::RTT))?;
+        let rates =
+            f.access_rate.expand("flows.access_rate", n, &mut Rng::new(self.seed, stream::ACCESS_RATE))?;
+        let starts = f.start.expand("flows.start", n, &mut Rng::new(self.seed, stream::START))?;
+        let stops = match &f.stop {
+            Some(s) => s.expand("flows.stop", n, &mut Rng::new(self.seed, stream::STOP))?,
+            None => vec![f64::INFINITY; n],
+        };
+        let mut flows = Vec::with_capacity(n);
+        for i in 0..n {
+            let (rtt, rate, start, stop) = (rtts[i], rates[i], starts[i], stops[i]);
+            let min_rtt = 2.0 * b.delay.0;
+            finite_range("flows.rtt", rtt, min_rtt, 100.0, "in [2 x bottleneck.delay, 100 s]")?;
+            finite_range("flows.access_rate", rate, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+            finite_range("flows.start", start, 0.0, self.duration.0, "in [0, duration]")?;
+            check("flows.stop", stop > start, "after the flow's start", stop)?;
+            flows.push(FlowConfig {
+                rtt: from_secs(rtt),
+                access_rate: rate,
+                access_delay: from_secs(rtt / 2.0 - b.delay.0),
+                start: from_secs(start),
+                stop: if stop.is_finite() { from_secs(stop) } else { NEVER },
+            });
+        }
+
+        Ok(flows)
+    }
+
+    fn resolve_udp(&self) -> Result<Vec<UdpConfig>, ScenarioError> {
+        check("udp", self.udp.len() <= 100_000, "at most 100,000 sources", self.udp.len())?;
+        let mut out = Vec::with_capacity(self.udp.len());
+        for (i, u) in self.udp.iter().enumerate() {
+            let field = |name: &str| format!("udp[{i}].{name}");
+            finite_range(&field("rate"), u.rate.0, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+            finite_range(&field("packet_size"), u.packet_size.0, 20.0, 65535.0, "in [20, 65535] bytes")?;
+            finite_range(&field("start"), u.start.0, 0.0, self.duration.0, "in [0, duration]")?;
+            let stop = u.stop.map_or(f64::INFINITY, |s| s.0);
+            check(&field("stop"), stop > u.start.0, "after the source's start", stop)?;
+            out.push(UdpConfig {
+                pattern: match u.pattern {
+                    Pattern::Poisson => ArrivalPattern::Poisson,
+                    Pattern::Cbr => ArrivalPattern::Cbr,
+                },
+                rate_bps: u.rate.0,
+                packet_size: u.packet_size.0.round() as u32,
+                start: from_secs(u.start.0),
+                stop: if stop.is_finite() { from_secs(stop) } else { NEVER },
+            });
+        }
+        Ok(out)
+    }
+
     pub fn resolve(&self) -> Result<Config, ScenarioError> {
         const YEAR: f64 = 365.0 * 86400.0;
         finite_range("duration", self.duration.0, 1e-9, YEAR, "> 0 s and at most a year")?;
@@ -412,33 +506,12 @@ impl Scenario {
             }
         };
 
-        let f = &self.flows;
-        check("flows.count", (1..=10_000_000).contains(&f.count), "in [1, 10,000,000]", f.count)?;
-        let n = f.count as usize;
-        let rtts = f.rtt.expand("flows.rtt", n, &mut Rng::new(self.seed, stream::RTT))?;
-        let rates =
-            f.access_rate.expand("flows.access_rate", n, &mut Rng::new(self.seed, stream::ACCESS_RATE))?;
-        let starts = f.start.expand("flows.start", n, &mut Rng::new(self.seed, stream::START))?;
-        let stops = match &f.stop {
-            Some(s) => s.expand("flows.stop", n, &mut Rng::new(self.seed, stream::STOP))?,
-            None => vec![f64::INFINITY; n],
+        let flows = match &self.flows {
+            Some(f) => self.resolve_flows(f)?,
+            None if !self.udp.is_empty() => Vec::new(),
+            None => return err("flows", "required: a [flows] table (or at least one [[udp]] source)"),
         };
-        let mut flows = Vec::with_capacity(n);
-        for i in 0..n {
-            let (rtt, rate, start, stop) = (rtts[i], rates[i], starts[i], stops[i]);
-            let min_rtt = 2.0 * b.delay.0;
-            finite_range("flows.rtt", rtt, min_rtt, 100.0, "in [2 x bottleneck.delay, 100 s]")?;
-            finite_range("flows.access_rate", rate, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
-            finite_range("flows.start", start, 0.0, self.duration.0, "in [0, duration]")?;
-            check("flows.stop", stop > start, "after the flow's start", stop)?;
-            flows.push(FlowConfig {
-                rtt: from_secs(rtt),
-                access_rate: rate,
-                access_delay: from_secs(rtt / 2.0 - b.delay.0),
-                start: from_secs(start),
-                stop: if stop.is_finite() { from_secs(stop) } else { NEVER },
-            });
-        }
+        let udp = self.resolve_udp()?;
 
         let sample_interval = match self.monitor.sample_interval {
             Some(s) => {
@@ -490,6 +563,7 @@ impl Scenario {
             bottleneck_delay: from_secs(b.delay.0),
             queue,
             flows,
+            udp,
             tcp,
             cc: t.congestion_control,
             ack_size: t.ack_size.0.round() as u32,

@@ -81,6 +81,7 @@ impl Simulation {
         let text = serde_json::to_string(&serde_json::json!({
             "summary": results.summary,
             "flows": results.flows,
+            "udp": results.udp,
         }))
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let cwnd = series.cwnd.iter().map(|c| f64_bytes(py, c)).collect();

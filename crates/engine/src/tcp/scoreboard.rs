@@ -150,7 +150,8 @@ impl Scoreboard {
         if self.lost == self.retx {
             return None;
         }
-        let found = (self.rxt_hint..self.segs.len()).find(|&i| self.segs[i].flags & (SACKED | LOST | RETX) == LOST);
+        let found =
+            (self.rxt_hint..self.segs.len()).find(|&i| self.segs[i].flags & (SACKED | LOST | RETX) == LOST);
         self.rxt_hint = found.unwrap_or(self.segs.len());
         found
     }
@@ -179,7 +180,13 @@ mod tests {
     fn scan_pipe(sb: &Scoreboard) -> u32 {
         sb.segs
             .iter()
-            .map(|s| if s.flags & SACKED != 0 { 0 } else { (s.flags & LOST == 0) as u32 + (s.flags & RETX != 0) as u32 })
+            .map(|s| {
+                if s.flags & SACKED != 0 {
+                    0
+                } else {
+                    (s.flags & LOST == 0) as u32 + (s.flags & RETX != 0) as u32
+                }
+            })
             .sum()
     }
 

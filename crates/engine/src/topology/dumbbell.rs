@@ -15,15 +15,16 @@
 
 use crate::events::{Event, EventQueue};
 use crate::monitor::{jain_index, BottleneckStats, FlowStats};
-use crate::packet::{Ack, Packet};
+use crate::packet::{Ack, Ecn, Packet};
 use crate::queue::{AnyQueue, DropTail, QueueDisc, QueueEffects, Red};
-use crate::results::{FlowResult, Results, Series, Summary};
+use crate::results::{FlowResult, Results, Series, Summary, UdpResult};
 use crate::rng::{stream, Rng};
 use crate::scenario::{CcKind, Config, QueueConfig};
 use crate::tcp::cc::{AnyCc, NewReno};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
 use crate::time::{serialization, to_secs, Time, NEVER};
+use crate::traffic::UdpSource;
 use std::collections::VecDeque;
 
 struct Flow {
@@ -48,6 +49,8 @@ pub struct Simulation {
     now: Time,
     events: EventQueue,
     flows: Vec<Flow>,
+    /// Open-loop sources; their packets carry flow ids after the TCP flows'.
+    udp: Vec<UdpSource>,
     queue: AnyQueue,
     fx: QueueEffects,
     in_service: Option<Packet>,
@@ -100,6 +103,16 @@ impl Simulation {
                 }
             })
             .collect();
+        let udp = cfg
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                events.schedule(u.start, Event::UdpSend(i as u32));
+                let rng = Rng::new(cfg.seed, stream::UDP + i as u64);
+                UdpSource::new(u.pattern, u.rate_bps, u.packet_size, u.start, u.stop, rng)
+            })
+            .collect();
         events.schedule(cfg.warmup, Event::WarmupEnd);
         if cfg.sample_interval.is_some() {
             events.schedule(0, Event::Sample);
@@ -110,6 +123,7 @@ impl Simulation {
             now: 0,
             events,
             flows,
+            udp,
             queue,
             fx: QueueEffects::default(),
             in_service: None,
@@ -184,12 +198,16 @@ impl Simulation {
                     self.sync_queue_timer();
                 }
             }
+            Event::UdpSend(i) => self.udp_send(i as usize),
             Event::Sample => self.sample(),
             Event::WarmupEnd => {
                 self.stats.begin(self.now);
                 self.stats.queue_changed(self.now, self.queue.len());
                 for f in &mut self.flows {
                     f.stats = FlowStats::default();
+                }
+                for u in &mut self.udp {
+                    (u.delivered, u.drops) = (0, 0);
                 }
             }
         }
@@ -262,12 +280,36 @@ impl Simulation {
         flow.to_sender.push_back((arrival, ack));
     }
 
+    fn udp_send(&mut self, i: usize) {
+        let src = &mut self.udp[i];
+        src.sent += 1;
+        let pkt = Packet {
+            flow: (self.flows.len() + i) as u32,
+            seq: src.sent as u32,
+            size: src.packet_size,
+            ecn: Ecn::NotEct,
+            cwr: false,
+            retransmit: false,
+            tag: 0.0,
+            enqueued_at: 0,
+        };
+        let next = src.next_after(self.now);
+        if next != NEVER {
+            self.events.schedule(next, Event::UdpSend(i as u32));
+        }
+        self.enqueue_at_router(pkt);
+    }
+
     fn arrive_at_router(&mut self, f: usize) {
         let flow = &mut self.flows[f];
         let (_, pkt) = flow.to_router.pop_front().expect("a packet per ArriveAtRouter event");
         if let Some(&(next, _)) = flow.to_router.front() {
             self.events.schedule(next, Event::ArriveAtRouter(f as u32));
         }
+        self.enqueue_at_router(pkt);
+    }
+
+    fn enqueue_at_router(&mut self, pkt: Packet) {
         if self.stats.measuring {
             self.stats.arrivals += 1;
         }
@@ -311,6 +353,12 @@ impl Simulation {
         }
         self.delivered += 1;
         let f = pkt.flow as usize;
+        if f >= self.flows.len() {
+            if self.stats.measuring && at_receiver >= self.cfg.warmup {
+                self.udp[f - self.flows.len()].delivered += 1;
+            }
+            return;
+        }
         let payload = self.cfg.tcp.payload as u64;
         let flow = &mut self.flows[f];
         let d = flow.receiver.on_data(&pkt, at_receiver, &self.cfg.tcp);
@@ -333,13 +381,18 @@ impl Simulation {
             self.dropped += 1;
             self.stats.on_drop(reason);
             if self.stats.measuring {
-                self.flows[pkt.flow as usize].stats.drops += 1;
+                match self.flows.get_mut(pkt.flow as usize) {
+                    Some(flow) => flow.stats.drops += 1,
+                    None => self.udp[pkt.flow as usize - self.flows.len()].drops += 1,
+                }
             }
         }
         for f in self.fx.marks.drain(..) {
             if self.stats.measuring {
                 self.stats.marks += 1;
-                self.flows[f as usize].stats.marks += 1;
+                if let Some(flow) = self.flows.get_mut(f as usize) {
+                    flow.stats.marks += 1;
+                }
             }
         }
     }
@@ -368,7 +421,8 @@ impl Simulation {
 
     /// Packets sent, delivered, dropped and still in the network (access links, queue, link, last hop).
     pub fn conservation(&self) -> (u64, u64, u64, u64) {
-        let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum();
+        let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum::<u64>()
+            + self.udp.iter().map(|u| u.sent).sum::<u64>();
         let on_access: u64 = self.flows.iter().map(|f| f.to_router.len() as u64).sum();
         let in_flight =
             on_access + self.queue.len() as u64 + self.in_service.is_some() as u64 + self.after_end;
@@ -449,6 +503,18 @@ impl Simulation {
             in_flight,
             events: self.events.executed(),
         };
-        Results { summary, flows, series: std::mem::take(&mut self.series) }
+        let udp = self
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UdpResult {
+                source: i as u32,
+                sent: u.sent,
+                delivered: u.delivered,
+                drops: u.drops,
+                loss_rate: u.drops as f64 / (u.delivered + u.drops).max(1) as f64,
+            })
+            .collect();
+        Results { summary, flows, udp, series: std::mem::take(&mut self.series) }
     }
 }
