@@ -216,7 +216,7 @@ mod tests {
                         sb.retransmitted(i, step);
                     }
                 }
-                6 if rng.next_u64() % 50 == 0 => sb.mark_all_lost(),
+                6 if rng.next_u64().is_multiple_of(50) => sb.mark_all_lost(),
                 _ => {}
             };
             assert_eq!(sb.pipe(), scan_pipe(&sb), "step {step}");
