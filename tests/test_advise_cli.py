@@ -7,6 +7,7 @@ import sys
 import types
 
 import pytest
+
 from bufferlab.cli import build_parser, main
 from bufferlab.models import advisor
 from bufferlab.models.enachescu import fixed_point, theorem1_buffer

@@ -8,10 +8,11 @@ from collections import deque
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
+
 from bufferlab.cli import main
 from bufferlab.errors import BufferLabError
 from bufferlab.models import enachescu as en
-from scipy.optimize import brentq
 
 # --------------------------------------------------------------------------------------------- Theorem 1
 

@@ -9,9 +9,10 @@ import time
 
 import numpy as np
 import pytest
+from scipy import stats
+
 from bufferlab.errors import BufferLabError
 from bufferlab.models import eun_wang as ew
-from scipy import stats
 
 # ------------------------------------------------------------------------------------------------
 # independent helpers

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+
 from bufferlab.cli import main
 from bufferlab.errors import BufferLabError
 from bufferlab.models import queueing as q

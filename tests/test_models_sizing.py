@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from bufferlab.errors import BufferLabError
 from bufferlab.models import sizing
 from bufferlab.units import parse_rate, parse_size, parse_time

@@ -88,7 +88,9 @@ def _to_json(scenario: Mapping[str, Any]) -> str:
     try:
         return json.dumps(scenario, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise BufferLabError(f"scenario: values must be numbers, strings, booleans, lists or tables ({exc})") from exc
+        raise BufferLabError(
+            f"scenario: values must be numbers, strings, booleans, lists or tables ({exc})"
+        ) from exc
 
 
 @dataclass

@@ -44,7 +44,8 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(best, indent=2))
     else:
-        print(f"{best['scenario']} ({best['flows']} flows, {best['duration']} simulated), best of {args.repeat}:")
+        print(f"{best['scenario']} ({best['flows']} flows, {best['duration']} simulated), "
+              f"best of {args.repeat}:")
         print(f"  wall {best['wall_s']:.3f} s for {best['bottleneck_packets']:,} bottleneck packets: "
               f"{best['s_per_million_packets']:.3f} s per million packets")
         print(f"  {best['events']:,} events, {best['events_per_s'] / 1e6:.2f} M events/s, "

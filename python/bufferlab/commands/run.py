@@ -31,7 +31,8 @@ def format_summary(results: Results) -> str:
     s: Dict[str, Any] = results.summary
     cells = {
         "drops": f"{s['drops']:,} ({s['drops_overflow']:,}/{s['drops_early']:,}/{s['drops_forced']:,})",
-        "queue_mean_pkts": f"{s['queue_mean_pkts']:.2f} / {s['queue_p99_pkts']:.0f} / {s['queue_max_pkts']:.0f}",
+        "queue_mean_pkts": f"{s['queue_mean_pkts']:.2f} / {s['queue_p99_pkts']:.0f} / "
+                           f"{s['queue_max_pkts']:.0f}",
         "delay_mean_s": f"{s['delay_mean_s'] * 1e3:.3f} ± {s['delay_std_s'] * 1e3:.3f} ms",
         "delay_p50_s": f"{s['delay_p50_s'] * 1e3:.3f} / {s['delay_p99_s'] * 1e3:.3f} ms",
         "timeouts": f"{s['timeouts']:,} / {s['fast_retransmits']:,}",

@@ -298,3 +298,169 @@ impl Sender {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::NewReno;
+    use crate::tcp::RtoBounds;
+    use crate::time::from_secs;
+
+    fn cfg(sack: bool, ecn: bool) -> TcpConfig {
+        TcpConfig {
+            packet_size: 1000,
+            payload: 960,
+            initial_window: 10.0,
+            max_window: u32::MAX,
+            rto: RtoBounds {
+                initial: from_secs(1.0),
+                min: from_secs(0.2),
+                max: from_secs(60.0),
+                granularity: from_secs(0.001),
+            },
+            sack,
+            ecn,
+            dupack_threshold: 3,
+            delayed_ack: false,
+            delayed_ack_timeout: from_secs(0.2),
+        }
+    }
+
+    fn ack(n: u32, sack: &[(u32, u32)]) -> Ack {
+        let mut a = Ack { ack: n, ..Default::default() };
+        for (i, &b) in sack.iter().enumerate() {
+            a.sack[i] = b;
+        }
+        a.sack_len = sack.len() as u8;
+        a
+    }
+
+    fn seqs(out: &mut Vec<Packet>) -> Vec<(u32, bool)> {
+        out.drain(..).map(|p| (p.seq, p.retransmit)).collect()
+    }
+
+    #[test]
+    fn initial_window_then_slow_start() {
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(seqs(&mut out), (0..10).map(|q| (q, false)).collect::<Vec<_>>());
+        assert_eq!(s.rto_deadline, from_secs(1.0));
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+        // cwnd 11, flight 9 -> two new segments
+        assert_eq!(seqs(&mut out), vec![(10, false), (11, false)]);
+        assert_eq!(s.cwnd(), 11.0);
+        // RTO from the first sample: 0.1 + 4 * 0.05 = 0.3
+        assert_eq!(s.rto_deadline, from_secs(0.1) + from_secs(0.3));
+    }
+
+    #[test]
+    fn newreno_fast_retransmit_partial_and_full_ack() {
+        let c = cfg(false, false);
+        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        // Segments 0 and 5 lost: dupacks for 1..=4 arrive as ack(0).
+        for k in 0..3 {
+            s.on_ack(&ack(0, &[]), from_secs(0.1) + k, &c, &mut out);
+        }
+        // Third dupack: ssthresh = 10/2 = 5, retransmit 0, cwnd = 5 + 3 = 8 < flight 10: nothing new.
+        assert_eq!(seqs(&mut out), vec![(0, true)]);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 8.0));
+        assert_eq!(s.stats.fast_recoveries, 1);
+        for k in 0..4 {
+            s.on_ack(&ack(0, &[]), from_secs(0.11) + k, &c, &mut out);
+        }
+        // Inflation: cwnd 12 > flight 10: segments 10 and 11.
+        assert_eq!(seqs(&mut out), vec![(10, false), (11, false)]);
+        // Partial ACK up to 5 (the next hole): retransmit 5, deflate cwnd = 12 - 5 + 1 = 8.
+        s.on_ack(&ack(5, &[]), from_secs(0.2), &c, &mut out);
+        assert_eq!(seqs(&mut out)[0], (5, true));
+        assert_eq!(s.cwnd(), 8.0);
+        // Full ACK beyond the recovery point (10): cwnd = ssthresh.
+        s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out);
+        assert_eq!(s.cwnd(), 5.0);
+    }
+
+    #[test]
+    fn sack_recovery_retransmits_only_the_holes() {
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        // 0 and 2 lost; 1, 3, 4, 5 SACKed.
+        s.on_ack(&ack(0, &[(1, 2)]), 100, &c, &mut out);
+        s.on_ack(&ack(0, &[(3, 4), (1, 2)]), 101, &c, &mut out);
+        assert!(out.is_empty());
+        s.on_ack(&ack(0, &[(3, 5), (1, 2)]), 102, &c, &mut out);
+        // Three SACKed above 0 and 2 (IsLost): recovery, cwnd = ssthresh = 5; pipe = 10 - 3 - 2 = 5.
+        assert_eq!(s.cwnd(), 5.0);
+        assert!(out.is_empty(), "{out:?}");
+        s.on_ack(&ack(0, &[(3, 6), (1, 2)]), 103, &c, &mut out);
+        // pipe 4 < 5: NextSeg rule 1 sends the first hole.
+        assert_eq!(seqs(&mut out), vec![(0, true)]);
+        s.on_ack(&ack(0, &[(3, 7), (1, 2)]), 104, &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(2, true)]);
+    }
+
+    #[test]
+    fn timeout_backs_off_and_resends_from_the_first_hole() {
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        s.on_timeout(from_secs(1.0), &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(0, true)]);
+        assert_eq!((s.cwnd(), s.ssthresh()), (1.0, 5.0));
+        // The timer backed off to 2 s and was re-armed by the retransmission.
+        assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
+        assert_eq!(s.rto_deadline, from_secs(3.0));
+        // Karn: the ACK of a retransmitted segment gives no sample; slow start resends 1 and 2.
+        s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(1, true), (2, true)]);
+        assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
+    }
+
+    #[test]
+    fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
+        let c = cfg(true, true);
+        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert!(out.iter().all(|p| p.ecn == Ecn::Ect));
+        out.clear();
+        let mut a = ack(1, &[]);
+        a.ece = true;
+        s.on_ack(&a, 100, &c, &mut out);
+        // 9 segments out once this ACK is processed -> ssthresh 4.5, cwnd 4.5: nothing sent yet.
+        assert_eq!((s.cwnd(), s.ssthresh()), (4.5, 4.5));
+        assert!(out.is_empty());
+        assert_eq!(s.stats.ecn_reductions, 1);
+        a.ack = 2;
+        s.on_ack(&a, 101, &c, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1, "one reduction per window");
+        for n in 3..=10 {
+            s.on_ack(&ack(n, &[]), 102 + n as u64, &c, &mut out);
+        }
+        let first_new = out.iter().find(|p| !p.retransmit).unwrap();
+        assert!(first_new.cwr);
+        assert_eq!(out.iter().filter(|p| p.cwr).count(), 1);
+    }
+
+    #[test]
+    fn max_window_caps_packets_in_flight() {
+        let mut c = cfg(true, false);
+        c.max_window = 4;
+        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(out.len(), 4);
+        out.clear();
+        s.on_ack(&ack(2, &[]), 10, &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(4, false), (5, false)]);
+    }
+}

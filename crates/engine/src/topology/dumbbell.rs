@@ -154,6 +154,11 @@ impl Simulation {
         self.events.executed()
     }
 
+    /// Events waiting in the queue (a few per flow: pipe heads and timers).
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
     /// Run every event due at or before `until` (capped at the scenario's duration).
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.cfg.duration);
