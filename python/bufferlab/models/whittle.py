@@ -553,8 +553,9 @@ def closed_form_index(rewards: Sequence[float], beta: float, gamma: float) -> np
       ``nu = (f_1, ((1-b^2) f_2 + b(1+b) f_3 - b f_1)/(2+2b+b^2), ((1+b) f_3 - b^2 f_1)/(3+3b-b^2))``
       with ``nu_2 < nu_3`` (the threshold policy ``{1, 2}`` is never optimal).
 
-    For N = 3 the formulas assume a concave-like reward with ``f_2 <= 2 f_1`` (true for both built-in
-    conventions when ``f(1) > 0``); a ``BufferLabError`` is raised otherwise.
+    The N = 3 formulas hold for rewards concave on ``{0, 1, 2, 3}`` with ``f(0) = 0``, i.e.
+    ``f_1 >= f_2 - f_1 >= f_3 - f_2`` (the normalised convention; checked against the brute-force solver
+    on random concave rewards of either sign); they can fail otherwise, so a ``BufferLabError`` is raised.
     """
     f = np.asarray(rewards, dtype=float).ravel()
     b = _check_beta(beta)
@@ -569,8 +570,12 @@ def closed_form_index(rewards: Sequence[float], beta: float, gamma: float) -> np
     if f.size != 3:
         raise BufferLabError(f"closed forms exist for N = 1, 2, 3 windows only, got N = {f.size}")
     f1, f2, f3 = f
-    if f2 > 2.0 * f1:
-        raise BufferLabError("closed form for N = 3 needs f(2) <= 2 f(1) (concave reward with f(0) = 0)")
+    slack = 1e-12 * max(1.0, float(np.max(np.abs(f))))
+    if not (f1 >= f2 - f1 - slack and f2 - f1 >= f3 - f2 - slack):
+        raise BufferLabError(
+            "the N = 3 closed form needs a reward concave on {0,1,2,3} with f(0) = 0: "
+            f"f(1) >= f(2) - f(1) >= f(3) - f(2), got f = ({f1:g}, {f2:g}, {f3:g})"
+        )
     if math.floor(3 * g + _FLOOR_EPS) <= 1:
         nu3 = ((1 + b + b * b) * f3 - b * f1 - b * b * f2) / (3 + 2 * b + b * b)
         return np.array([f1, ((1 + b) * f2 - b * f1) / (2 + b), nu3])
