@@ -32,59 +32,46 @@ pub enum Event {
 
 /// Pending events, earliest first, ties broken by insertion order.
 ///
-/// A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) on the 128-bit key `time << 64 | insertion number`:
-/// keys are unique and never below the last one taken (events are never scheduled in the past), so bucket
-/// `b` holds the keys whose highest bit differing from the last key taken is bit `b − 1`. Taking the minimum
-/// moves each key down a few buckets over its life instead of paying a comparison-heavy heap sift per event.
+/// A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) on the time: events are never scheduled before the
+/// last one taken, so bucket `b` holds the events whose time's highest bit differing from the last time
+/// taken is bit `b − 1`, and bucket 0 those due exactly then. Buckets are appended to and redistributed in
+/// order, so events with equal times keep their insertion order; bucket 0 is drained from the front.
+/// Taking the minimum moves each event down a few buckets over its life instead of paying a
+/// comparison-heavy heap sift per event.
 pub struct EventQueue {
-    last: u128,
-    buckets: Vec<Vec<Item>>,
-    /// Bit `b − 1` is set when bucket `b` (1..=128) is non-empty.
-    occupied: u128,
+    last: Time,
+    buckets: Vec<Vec<(Time, Event)>>,
+    /// Bit `b − 1` is set when bucket `b` (1..=64) is non-empty.
+    occupied: u64,
+    /// Events of bucket 0 already taken.
+    taken: usize,
     len: usize,
-    inserted: u64,
     popped: u64,
-}
-
-/// An event and its key, kept as two `u64` so an item is 24 bytes.
-#[derive(Clone, Copy, Debug)]
-struct Item {
-    time: Time,
-    order: u64,
-    event: Event,
-}
-
-impl Item {
-    fn key(&self) -> u128 {
-        (self.time as u128) << 64 | self.order as u128
-    }
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { last: 0, buckets: vec![Vec::new(); 129], occupied: 0, len: 0, inserted: 0, popped: 0 }
+        EventQueue { last: 0, buckets: vec![Vec::new(); 65], occupied: 0, taken: 0, len: 0, popped: 0 }
     }
 }
 
-fn bucket(key: u128, last: u128) -> usize {
-    128 - (key ^ last).leading_zeros() as usize
+fn bucket(time: Time, last: Time) -> usize {
+    64 - (time ^ last).leading_zeros() as usize
 }
 
 impl EventQueue {
-    fn put(&mut self, item: Item) {
-        let b = bucket(item.key(), self.last);
+    fn put(&mut self, time: Time, event: Event) {
+        let b = bucket(time, self.last);
         if b > 0 {
             self.occupied |= 1 << (b - 1);
         }
-        self.buckets[b].push(item);
+        self.buckets[b].push((time, event));
     }
 
     /// Schedule `event` at `time`, which must not precede the last event taken.
     pub fn schedule(&mut self, time: Time, event: Event) {
-        let item = Item { time, order: self.inserted, event };
-        debug_assert!(item.key() >= self.last, "event scheduled in the past");
-        self.put(item);
-        self.inserted += 1;
+        debug_assert!(time >= self.last, "event scheduled in the past");
+        self.put(time, event);
         self.len += 1;
     }
 
@@ -93,24 +80,26 @@ impl EventQueue {
         if self.len == 0 {
             return None;
         }
-        if self.buckets[0].is_empty() {
+        if self.taken == self.buckets[0].len() {
+            self.buckets[0].clear();
+            self.taken = 0;
             let b = self.occupied.trailing_zeros() as usize + 1;
             self.occupied &= !(1 << (b - 1));
             let mut items = std::mem::take(&mut self.buckets[b]);
-            self.last = items.iter().map(Item::key).min()?;
-            for item in items.drain(..) {
-                self.put(item);
+            self.last = items.iter().map(|&(t, _)| t).min()?;
+            for (t, e) in items.drain(..) {
+                self.put(t, e);
             }
             self.buckets[b] = items; // keep the allocation
         }
-        let item = *self.buckets[0].first()?;
-        if item.time > until {
+        let (time, event) = self.buckets[0][self.taken];
+        if time > until {
             return None;
         }
-        self.buckets[0].clear();
+        self.taken += 1;
         self.len -= 1;
         self.popped += 1;
-        Some((item.time, item.event))
+        Some((time, event))
     }
 
     /// Events executed so far.
