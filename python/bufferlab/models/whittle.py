@@ -767,29 +767,37 @@ def plot_figure3(
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 8), constrained_layout=True)
 
-    def draw(ax: Any, curves: list[tuple[str, np.ndarray]], myopic: np.ndarray, title: str) -> None:
-        for label, values in curves:
-            ax.plot(n, values, marker="o", markersize=3, linewidth=1.2, label=label)
-        ax.plot(n, myopic, "k--", linewidth=0.9, label="myopic f(n)/n")
+    def draw(ax: Any, curves: list[tuple[str, np.ndarray | None, np.ndarray | None]], title: str) -> None:
+        for label, values, bound in curves:
+            color = "k"
+            if values is not None:
+                (line,) = ax.plot(n, values, marker="o", markersize=3, linewidth=1.2, label=label)
+                color = line.get_color()
+            if bound is not None:
+                ax.plot(n, bound, "--", color=color, linewidth=0.8)
+        ax.plot([], [], "k--", linewidth=0.8, label="myopic bound f(n)/n")
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("congestion window n")
         ax.set_ylabel("index value")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
 
-    curves = [(f"α = {a:g}", index_table(n_max, a, beta, gamma, reward)) for a in alphas]
-    draw(axes[0, 0], curves, myopic_index(aimd_flow(n_max, max(alphas), beta, gamma, reward)),
-         f"(a) varying α  (β = {beta:g}, γ = {gamma:g}, N = {n_max}); myopic bound for α = {max(alphas):g}")
-    curves = [(f"β = {b:g}", index_table(n_max, alpha, b, gamma, reward)) for b in betas]
-    draw(axes[0, 1], curves, myopic_index(aimd_flow(n_max, alpha, beta, gamma, reward)),
-         f"(b) varying β  (α = {alpha:g}, γ = {gamma:g}, N = {n_max})")
+    def bound(a: float) -> np.ndarray:
+        return myopic_index(aimd_flow(n_max, a, beta, gamma, reward))
+
+    draw(axes[0, 0], [(f"α = {a:g}", index_table(n_max, a, beta, gamma, reward), bound(a)) for a in alphas],
+         f"(a) varying α  (β = {beta:g}, γ = {gamma:g}, N = {n_max})")
+    curves = [(f"β = {b:g}", index_table(n_max, alpha, b, gamma, reward), None) for b in betas]
+    curves.append(("", None, bound(alpha)))
+    draw(axes[0, 1], curves, f"(b) varying β  (α = {alpha:g}, γ = {gamma:g}, N = {n_max})")
     half = (len(gammas) + 1) // 2
     bd = birth_death_gamma(n_max)
     for ax, part, tag in ((axes[1, 0], gammas[:half], "c"), (axes[1, 1], gammas[half:], "d")):
-        curves = [(f"γ = {_gamma_label(g)}", index_table(n_max, alpha, gamma_beta, g, reward)) for g in part]
-        curves.append(("γ → 1 (birth-death)", index_table(n_max, alpha, gamma_beta, bd, reward)))
-        draw(ax, curves, myopic_index(aimd_flow(n_max, alpha, gamma_beta, 0.0, reward)),
-             f"({tag}) varying γ  (α = {alpha:g}, β = {gamma_beta:g}, N = {n_max})")
+        curves = [(f"γ = {_gamma_label(g)}", index_table(n_max, alpha, gamma_beta, g, reward), None)
+                  for g in part]
+        curves.append(("γ → 1 (birth-death)", index_table(n_max, alpha, gamma_beta, bd, reward), None))
+        curves.append(("", None, bound(alpha)))
+        draw(ax, curves, f"({tag}) varying γ  (α = {alpha:g}, β = {gamma_beta:g}, N = {n_max})")
     fig.suptitle(f"Whittle index of an AIMD flow (Avrachenkov et al. 2013, Fig. 3); reward: {rname}")
     paths = [out / f"{name}.png", out / f"{name}.svg"]
     for p in paths:
