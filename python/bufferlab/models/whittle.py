@@ -617,8 +617,8 @@ def birth_death_gamma(n_max: int) -> float:
 
 
 def default_cache_dir() -> Path:
-    """Directory for persisted index tables: ``$BUFFERLAB_CACHE_DIR/whittle`` when that variable is set,
-    else ``~/.cache/bufferlab/whittle``."""
+    """Directory for persisted index tables (the offline tables of Sec. 7): ``$BUFFERLAB_CACHE_DIR/whittle``
+    when that variable is set, else ``~/.cache/bufferlab/whittle``."""
     root = os.environ.get("BUFFERLAB_CACHE_DIR")
     base = Path(root).expanduser() if root else Path.home() / ".cache" / "bufferlab"
     return base / "whittle"
@@ -707,7 +707,7 @@ def index_table(
 
 
 def clear_index_table_cache() -> None:
-    """Forget the in-process memo of :func:`index_table` (files on disk are kept)."""
+    """Forget the in-process memo of :func:`index_table` (Sec. 7 tables; files on disk are kept)."""
     _cached_table.cache_clear()
 
 
@@ -819,7 +819,11 @@ def _gamma_label(g: float) -> str:
 
 
 def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``whittle`` to the ``bufferlab model`` sub-commands and return its parser."""
+    """Add ``whittle`` to the ``bufferlab model`` sub-commands and return its parser.
+
+    Prints the Sec. 6.1 index (adaptive greedy) with the Sec. 6.3 myopic bound, the indexability flags and,
+    with ``--verify``, the brute-force index; ``--plot DIR`` writes Figure 3 (Sec. 6.3, N capped at 60).
+    """
     p = model_subparsers.add_parser(
         "whittle",
         help="Whittle index of an AIMD flow (Avrachenkov et al. 2013)",
@@ -834,7 +838,8 @@ def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
                    help="reward convention (default normalised: ((1+n)^(1-a)-1)/(1-a))")
     p.add_argument("--verify", action="store_true",
                    help="also compute the index by brute force (policy iteration + bisection) and compare")
-    p.add_argument("--plot", metavar="DIR", help="write the Figure 3 panels (PNG and SVG) to DIR")
+    p.add_argument("--plot", metavar="DIR",
+                   help="write Figure 3 (PNG and SVG) to DIR, around this instance (N capped at 60)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=_cli_handler)
     return p
