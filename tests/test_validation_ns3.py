@@ -7,6 +7,7 @@ import types
 from pathlib import Path
 
 import pytest
+
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import cli, compare, ns3sim
 

@@ -203,6 +203,7 @@ pub struct Tcp {
     pub sack: bool,
     pub ecn: bool,
     pub dupack_threshold: u32,
+    pub limited_transmit: bool,
 }
 
 impl Default for Tcp {
@@ -223,6 +224,7 @@ impl Default for Tcp {
             sack: true,
             ecn: false,
             dupack_threshold: 3,
+            limited_transmit: true,
         }
     }
 }
@@ -544,6 +546,7 @@ impl Scenario {
             sack: t.sack,
             ecn: t.ecn,
             dupack_threshold: t.dupack_threshold,
+            limited_transmit: t.limited_transmit,
             delayed_ack: t.delayed_ack,
             delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
         };

@@ -114,7 +114,7 @@ _DEFAULTS: Dict[str, Dict[str, Any]] = {
         "congestion_control": "newreno", "packet_size": "1000B", "header_size": "40B", "ack_size": "40B",
         "initial_window": 10, "min_rto": "200ms", "initial_rto": "1s", "max_rto": "60s",
         "clock_granularity": "1ms", "delayed_ack": False, "delayed_ack_timeout": "200ms", "sack": True,
-        "ecn": False, "dupack_threshold": 3,
+        "ecn": False, "dupack_threshold": 3, "limited_transmit": True,
     },
 }
 
@@ -336,6 +336,7 @@ def translate(
             "del_ack_timeout_s": parse_time(tcp["delayed_ack_timeout"], "tcp.delayed_ack_timeout"),
             "sack": True, "timestamps": False, "ecn": bool(tcp["ecn"]),
             "retx_threshold": int(tcp["dupack_threshold"]), "max_window": wmax,
+            "limited_transmit": bool(tcp["limited_transmit"]),
             "snd_buf_bytes": sndbuf, "rcv_buf_bytes": rcvbuf,
         },
         "monitor": {
@@ -559,6 +560,7 @@ def run_ns3(
     sd("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(tcp["min_rto_s"])))
     sd("ns3::TcpSocketBase::ClockGranularity", ns.TimeValue(ns.Seconds(tcp["clock_granularity_s"])))
     sd("ns3::TcpSocketBase::ReTxThreshold", ns.UintegerValue(tcp["retx_threshold"]))
+    sd("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(tcp["limited_transmit"]))
     sd("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if tcp["ecn"] else "Off"))
     sd("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(tcp["initial_rto_s"])))
     sd("ns3::Ipv4::StrongEndSystemModel", ns.BooleanValue(True))

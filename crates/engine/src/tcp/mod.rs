@@ -28,6 +28,8 @@ pub struct TcpConfig {
     pub sack: bool,
     pub ecn: bool,
     pub dupack_threshold: u32,
+    /// RFC 3042: one new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
 }

@@ -165,6 +165,7 @@ mod tests {
             sack: true,
             ecn: true,
             dupack_threshold: 3,
+            limited_transmit: false,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
         }

@@ -5,7 +5,8 @@
 //!   segment `IsLost` (RFC 6675 §4: `dupack_threshold` segments SACKed above it). Entering recovery sets
 //!   `ssthresh` from the controller (RFC 5681 eq. 4) and the recovery point to the highest segment sent.
 //!   Recovery is entered only if the cumulative ACK lies beyond the previous recovery point (RFC 6582 §3.2).
-//! - **With SACK** (RFC 6675): `cwnd = ssthresh`; while `pipe < cwnd`, send `NextSeg`: first the lowest lost,
+//! - **With SACK** (RFC 6675 §5 step 4): the first unacknowledged segment is retransmitted at once, whatever the
+//!   pipe; then `cwnd = ssthresh`, and while `pipe < cwnd`, send `NextSeg`: first the lowest lost,
 //!   not yet retransmitted segment, else new data, else (window-limited) the lowest unSACKed segment not yet
 //!   retransmitted (rule 3). Partial ACKs keep recovery going; a full ACK ends it with `cwnd = ssthresh`.
 //! - **Without SACK** (RFC 6582 NewReno): retransmit the first segment, `cwnd = ssthresh + dupthresh`, inflate by
@@ -14,9 +15,13 @@
 //! - **Timeout** (RFC 6298, RFC 5681): `ssthresh` from the controller, `cwnd` = the loss window, every
 //!   unSACKed outstanding segment is marked lost and resent in order under `pipe < cwnd` (SACK information is
 //!   kept, as ns-3 does), the timer backs off.
-//! - **ECN** (RFC 3168 §6.1.2): on an ACK with ECE, at most once per window of data, `ssthresh` from the
-//!   controller and `cwnd = ssthresh`; CWR is set on the next new data packet. Retransmissions are Not-ECT
-//!   (§6.1.5).
+//! - **Limited transmit** (RFC 3042, on by default as in ns-3 and Linux): the first and second duplicate ACKs
+//!   each let one new segment out beyond `cwnd`.
+//! - **ECN** (RFC 3168 §6.1.2): an ACK that acknowledges new data and carries ECE, in the open state,
+//!   sets `ssthresh` from the controller and `cwnd = ssthresh`, and starts a CWR period: the window neither
+//!   grows nor shrinks again until an ACK covers data sent after the reduction (the cumulative ACK passes
+//!   the highest segment sent then, as ns-3's `CA_CWR` and Linux do). CWR is set on the next new data
+//!   packet. Retransmissions are Not-ECT (§6.1.5).
 //!
 //! RTT samples come from every ACK that acknowledges new data whose newest acknowledged segment was never
 //! retransmitted (Karn), as with the timestamp option.
@@ -31,6 +36,8 @@ use crate::time::{Time, NEVER};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Open,
+    /// After an ECN-triggered reduction, until data sent after it is acknowledged.
+    Cwr,
     FastRecovery,
     TimeoutRecovery,
 }
@@ -58,6 +65,8 @@ pub struct Sender {
     recover: Option<u32>,
     ecn_recover: u32,
     cwr_pending: bool,
+    /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
+    head_retransmit_pending: bool,
     rtt: RttEstimator,
     /// When the retransmission timer expires (`NEVER` if unarmed).
     pub rto_deadline: Time,
@@ -81,6 +90,7 @@ impl Sender {
             recover: None,
             ecn_recover: 0,
             cwr_pending: false,
+            head_retransmit_pending: false,
             rtt: RttEstimator::new(&cfg.rto),
             rto_deadline: NEVER,
             rto_event_at: NEVER,
@@ -141,9 +151,10 @@ impl Sender {
                 self.win.cwnd += 1.0;
             }
         }
-        if cfg.ecn && ack.ece && self.phase == Phase::Open && self.snd_una >= self.ecn_recover {
+        if cfg.ecn && ack.ece && newly_acked > 0 && self.phase == Phase::Open {
             self.congestion_signal(cfg);
             self.win.cwnd = self.win.ssthresh;
+            self.phase = Phase::Cwr;
             self.stats.ecn_reductions += 1;
         }
         self.detect_loss(cfg);
@@ -154,6 +165,11 @@ impl Sender {
         let recover = self.recover.unwrap_or(0);
         match self.phase {
             Phase::Open => self.cc.on_ack(&mut self.win, newly_acked),
+            Phase::Cwr if self.snd_una > self.ecn_recover => {
+                self.phase = Phase::Open;
+                self.cc.on_ack(&mut self.win, newly_acked);
+            }
+            Phase::Cwr => {}
             Phase::FastRecovery if self.snd_una >= recover => {
                 self.phase = Phase::Open;
                 self.win.cwnd = self.win.ssthresh;
@@ -194,7 +210,7 @@ impl Sender {
         if self.flight() == 0 {
             return;
         }
-        if self.phase != Phase::Open {
+        if matches!(self.phase, Phase::FastRecovery | Phase::TimeoutRecovery) {
             if cfg.sack {
                 self.sb.mark_lost_by_sack(cfg.dupack_threshold);
             }
@@ -212,6 +228,7 @@ impl Sender {
         self.congestion_signal(cfg);
         self.sb.mark_lost(0);
         if cfg.sack {
+            self.head_retransmit_pending = true;
             self.win.cwnd = self.win.ssthresh;
             self.sb.mark_lost_by_sack(cfg.dupack_threshold);
         } else {
@@ -245,6 +262,9 @@ impl Sender {
         let pipe_mode =
             self.phase == Phase::TimeoutRecovery || (cfg.sack && self.phase == Phase::FastRecovery);
         if pipe_mode {
+            if std::mem::take(&mut self.head_retransmit_pending) && self.sb.next_lost() == Some(0) {
+                self.emit(self.snd_una, true, now, cfg, out);
+            }
             let mut pipe = self.sb.pipe();
             while pipe < cwnd {
                 if let Some(i) = self.sb.next_lost() {
@@ -261,11 +281,14 @@ impl Sender {
                 pipe += 1;
             }
         } else {
-            // Open, or NewReno fast recovery: the one marked hole goes out at once, then new data by flight.
+            // Open, CWR, or NewReno fast recovery: the one marked hole goes out at once, then new data by
+            // flight, with up to two extra segments on the first duplicate ACKs (limited transmit).
             while let Some(i) = self.sb.next_lost() {
                 self.emit(self.snd_una + i as u32, true, now, cfg, out);
             }
-            while self.flight() < cwnd && self.may_send_new(cfg) {
+            let limited = matches!(self.phase, Phase::Open | Phase::Cwr) && cfg.limited_transmit;
+            let window = cwnd + if limited { self.dupacks.min(2) } else { 0 };
+            while self.flight() < window && self.may_send_new(cfg) {
                 self.emit(self.snd_nxt, false, now, cfg, out);
             }
         }
@@ -321,6 +344,7 @@ mod tests {
             sack,
             ecn,
             dupack_threshold: 3,
+            limited_transmit: false,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
         }
@@ -396,13 +420,14 @@ mod tests {
         s.on_ack(&ack(0, &[(3, 4), (1, 2)]), 101, &c, &mut out);
         assert!(out.is_empty());
         s.on_ack(&ack(0, &[(3, 5), (1, 2)]), 102, &c, &mut out);
-        // Three SACKed above 0 and 2 (IsLost): recovery, cwnd = ssthresh = 5; pipe = 10 - 3 - 2 = 5.
+        // Three SACKed above 0 and 2 (IsLost): recovery, cwnd = ssthresh = 5, and the first segment goes out
+        // at once (RFC 6675 step 4.3) although pipe = 10 - 3 SACKed - 2 lost + 1 retransmitted = 6 > 5.
         assert_eq!(s.cwnd(), 5.0);
-        assert!(out.is_empty(), "{out:?}");
-        s.on_ack(&ack(0, &[(3, 6), (1, 2)]), 103, &c, &mut out);
-        // pipe 4 < 5: NextSeg rule 1 sends the first hole.
         assert_eq!(seqs(&mut out), vec![(0, true)]);
+        s.on_ack(&ack(0, &[(3, 6), (1, 2)]), 103, &c, &mut out);
+        assert!(out.is_empty(), "pipe 5 = cwnd: {out:?}");
         s.on_ack(&ack(0, &[(3, 7), (1, 2)]), 104, &c, &mut out);
+        // pipe 4 < 5: NextSeg rule 1 sends the next hole.
         assert_eq!(seqs(&mut out), vec![(2, true)]);
     }
 
