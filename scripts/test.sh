@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: Rust (format, lints, unit tests) and Python (lint, pytest), after installing what they need.
+# Every test: Rust (format, lints, unit and integration tests), Python (lint, pytest), and the quick
+# cross-validation against ns-3 when the ns3 package can be installed. Installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
@@ -8,4 +9,13 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace --quiet
 python3 -m ruff check python tests
+if python3 -m pip install --quiet "ns3==3.44.post0"; then
+    ns3_ok=1
+else
+    ns3_ok=0
+    echo "ns3 could not be installed: the ns-3 cross-validation tests and the quick subset are skipped"
+fi
 python3 -m pytest -q tests
+if [ "$ns3_ok" = 1 ]; then
+    bufferlab validate --quick --out "${TMPDIR:-/tmp}/bufferlab-validate-quick"
+fi

@@ -6,7 +6,7 @@
 
 use crate::queue::{Limit, RedParams};
 use crate::rng::{stream, Rng};
-use crate::tcp::{RtoBounds, TcpConfig};
+use crate::tcp::{InFlight, RtoBounds, TcpConfig};
 use crate::time::{from_secs, serialization, Time, NEVER};
 use crate::traffic::ArrivalPattern;
 use crate::units::{Bytes, Rate, Seconds};
@@ -204,6 +204,15 @@ pub struct Tcp {
     pub ecn: bool,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
+    pub ssthresh_from: SsthreshFrom,
+}
+
+/// `tcp.ssthresh_from`: `"flight"` (RFC 5681, the default) or `"pipe"` (ns-3 3.44).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SsthreshFrom {
+    Flight,
+    Pipe,
 }
 
 impl Default for Tcp {
@@ -225,6 +234,7 @@ impl Default for Tcp {
             ecn: false,
             dupack_threshold: 3,
             limited_transmit: true,
+            ssthresh_from: SsthreshFrom::Flight,
         }
     }
 }
@@ -547,6 +557,10 @@ impl Scenario {
             ecn: t.ecn,
             dupack_threshold: t.dupack_threshold,
             limited_transmit: t.limited_transmit,
+            ssthresh_from: match t.ssthresh_from {
+                SsthreshFrom::Flight => InFlight::FlightSize,
+                SsthreshFrom::Pipe => InFlight::Pipe,
+            },
             delayed_ack: t.delayed_ack,
             delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
         };

@@ -115,6 +115,7 @@ _DEFAULTS: Dict[str, Dict[str, Any]] = {
         "initial_window": 10, "min_rto": "200ms", "initial_rto": "1s", "max_rto": "60s",
         "clock_granularity": "1ms", "delayed_ack": False, "delayed_ack_timeout": "200ms", "sack": True,
         "ecn": False, "dupack_threshold": 3, "limited_transmit": True,
+        "ssthresh_from": "flight",
     },
 }
 
@@ -300,11 +301,14 @@ def translate(
         notes.append("max_window: ns-3 enforces it through the send and receive buffer sizes (bytes)")
     else:
         wmax = None
-        # ns-3 needs a finite send buffer (it holds sent and unsent data); size it far above any
-        # window a flow can reach: several times its fair share of BDP + buffer, at least 64 packets.
-        share = (max(bdp_pkts) + limit_pkts) / n
-        sndbuf = int(max(64.0, 8.0 * share + 4 * int(tcp["initial_window"])) * segment)
-        sndbuf = max(sndbuf, int(2.5 * (max(bdp_pkts) + limit_pkts) * segment) if n == 1 else sndbuf)
+        # ns-3 needs a finite send buffer (it holds sent and unsent data) and a flow that fills it stops
+        # growing, which the engine's flows never do. Size it far above any window a flow can reach: the
+        # whole path (BDP + buffer) twice over, capped at 32 fair shares (memory with 1,000 flows), and
+        # at least 64 packets. A smaller cap (8 shares) let a flow that happened to see no loss sit at
+        # the cap for the whole run with ten times its fair share.
+        path = max(bdp_pkts) + limit_pkts
+        share = path / n
+        sndbuf = int(max(64.0, min(2.5 * path, 32.0 * share) + 4 * int(tcp["initial_window"])) * segment)
         rcvbuf = 1 << 30
     monitor = sec["monitor"]
     sample = monitor.get("sample_interval")
@@ -347,6 +351,9 @@ def translate(
         "link_rate_scale": scale,
         "notes": notes,
     }
+    if tcp["ssthresh_from"] != "pipe":
+        notes.append("tcp.ssthresh_from: ns-3 halves RFC 6675's pipe after a loss, the engine here FlightSize "
+                     "(set tcp.ssthresh_from = \"pipe\" to compare like with like)")
     if cfg["tcp"]["max_rto_s"] != 60.0:
         notes.append("tcp.max_rto: ns-3 has no attribute for it (its cap is 60 s)")
     return cfg
@@ -552,6 +559,9 @@ def run_ns3(
     sd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(tcp["initial_window"]))
     sd("ns3::TcpSocket::DelAckCount", ns.UintegerValue(tcp["del_ack_count"]))
     sd("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.Seconds(tcp["del_ack_timeout_s"])))
+    # The engine's flows have no handshake. A SYN lost in ns-3 would hold its flow back by ConnTimeout
+    # (3 s by default); retrying after the minimum RTO keeps that cost to what a lost data packet costs.
+    sd("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(tcp["min_rto_s"])))
     sd("ns3::TcpSocket::SndBufSize", ns.UintegerValue(tcp["snd_buf_bytes"]))
     sd("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(tcp["rcv_buf_bytes"]))
     sd("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))

@@ -14,6 +14,16 @@ pub mod sender;
 use crate::time::Time;
 pub use rtt::RtoBounds;
 
+/// What "data in flight" means when a congestion signal sets `ssthresh` (half of it, for NewReno).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlight {
+    /// FlightSize, the data sent and not cumulatively acknowledged: RFC 5681 eq. (4) and RFC 6675 §5 (4.2).
+    FlightSize,
+    /// RFC 6675's `pipe` (SACKed and lost segments excluded), what ns-3 3.44 halves
+    /// (`TcpSocketBase::EnterRecovery`, `ReTxTimeout`), giving a smaller `ssthresh` after losses.
+    Pipe,
+}
+
 /// Settings shared by all flows of a scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -30,6 +40,7 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 3042: one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    pub ssthresh_from: InFlight,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
 }

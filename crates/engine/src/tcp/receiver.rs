@@ -166,6 +166,7 @@ mod tests {
             ecn: true,
             dupack_threshold: 3,
             limited_transmit: false,
+            ssthresh_from: crate::tcp::InFlight::FlightSize,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
         }

@@ -29,7 +29,7 @@
 use super::cc::{AnyCc, CongestionControl, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::TcpConfig;
+use super::{InFlight, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{Time, NEVER};
 
@@ -200,8 +200,14 @@ impl Sender {
         }
     }
 
+    /// A loss or ECN signal: `ssthresh` from the controller, given the data in flight measured as
+    /// `cfg.ssthresh_from` says.
     fn congestion_signal(&mut self, cfg: &TcpConfig) {
-        self.win.ssthresh = self.cc.ssthresh_after_congestion(&self.win, self.flight());
+        let in_flight = match cfg.ssthresh_from {
+            InFlight::FlightSize => self.flight(),
+            InFlight::Pipe => self.sb.pipe(),
+        };
+        self.win.ssthresh = self.cc.ssthresh_after_congestion(&self.win, in_flight);
         self.ecn_recover = self.snd_nxt;
         self.cwr_pending = cfg.ecn;
     }
@@ -225,12 +231,14 @@ impl Sender {
         self.phase = Phase::FastRecovery;
         self.recover = Some(self.snd_nxt);
         self.stats.fast_recoveries += 1;
-        self.congestion_signal(cfg);
         self.sb.mark_lost(0);
+        if cfg.sack {
+            self.sb.mark_lost_by_sack(cfg.dupack_threshold);
+        }
+        self.congestion_signal(cfg);
         if cfg.sack {
             self.head_retransmit_pending = true;
             self.win.cwnd = self.win.ssthresh;
-            self.sb.mark_lost_by_sack(cfg.dupack_threshold);
         } else {
             self.win.cwnd = self.win.ssthresh + cfg.dupack_threshold as f64;
         }
@@ -258,7 +266,7 @@ impl Sender {
     }
 
     fn transmit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
-        let cwnd = self.win.cwnd.max(1.0).floor() as u32;
+        let cwnd = self.win.cwnd.max(1.0) as u32; // truncation = floor for positive values
         let pipe_mode =
             self.phase == Phase::TimeoutRecovery || (cfg.sack && self.phase == Phase::FastRecovery);
         if pipe_mode {
@@ -345,6 +353,7 @@ mod tests {
             ecn,
             dupack_threshold: 3,
             limited_transmit: false,
+            ssthresh_from: InFlight::FlightSize,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
         }
