@@ -35,6 +35,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--quick", action="store_true", help="only the CI quick subset (validation/quick.txt)")
     p.add_argument("--out", default="docs/validation", help="report directory (default: docs/validation)")
     p.add_argument("--ns3-only", action="store_true", help="run ns-3 alone (no engine, no verdicts)")
+    p.add_argument("--replications", type=int, default=3, metavar="R",
+                   help="independent seeds per scenario; verdicts compare the means (default 3)")
     p.add_argument("--isolate", action="store_true",
                    help="run each ns-3 simulation in a fresh interpreter (adds ~10 s per scenario)")
     p.set_defaults(func=handler)
@@ -89,7 +91,8 @@ def handler(args: argparse.Namespace) -> int:
     for path, sc in zip(paths, scenarios):
         print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
         try:
-            comp = compare.compare_scenario(sc, ns3_only=args.ns3_only, isolate=args.isolate)
+            comp = compare.compare_replicated(sc, args.replications, ns3_only=args.ns3_only,
+                                              isolate=args.isolate)
         except ns3sim.Ns3Unavailable as exc:
             print(f"bufferlab validate: {exc}", file=sys.stderr)
             return 2

@@ -169,6 +169,51 @@ def _column(df: Any, name: str) -> List[float] | None:
     return [float(x) for x in df[name].to_numpy()]
 
 
+def _mean_summary(runs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+    """Every numeric field averaged over replications; other fields from the first."""
+    out = dict(runs[0])
+    for key, value in runs[0].items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = float(np.mean([float(r[key]) for r in runs if key in r]))
+    return out
+
+
+def compare_replicated(scenario: Dict[str, Any], replications: int, **kwargs: Any) -> Comparison:
+    """:func:`compare_scenario` over seeds ``seed, seed+1, ...``; verdicts on the means of both simulators.
+
+    Fairness and loss among a few flows under DropTail depend on phase effects that change with every
+    seed; the mean of several independent runs is the statistic both simulators should agree on.
+    """
+    if replications <= 1:
+        return compare_scenario(scenario, **kwargs)
+    seed = int(scenario.get("seed", 1))
+    comps = [compare_scenario({**scenario, "seed": seed + k}, **kwargs) for k in range(replications)]
+    first = comps[0]
+    if first.skipped:
+        return first
+    merged = Comparison(name=first.name, scenario=scenario, engine_queue=first.engine_queue,
+                        ns3_queue=first.ns3_queue, notes=list(first.notes))
+    merged.ns3 = _mean_summary([c.ns3 for c in comps])
+    merged.ns3_wall_s = float(sum(c.ns3_wall_s or 0.0 for c in comps))
+    merged.ns3_goodput = [g for c in comps for g in (c.ns3_goodput or [])]
+    if first.engine is not None:
+        merged.engine = _mean_summary([c.engine for c in comps])
+        merged.engine_wall_s = float(sum(c.engine_wall_s or 0.0 for c in comps))
+        merged.engine_goodput = [g for c in comps for g in (c.engine_goodput or [])]
+        merged.rows = compare_summaries(merged.engine, merged.ns3, ecn=_scenario_uses_ecn(scenario))
+    spread = {
+        m: (float(np.std([c.engine[m] for c in comps])) if first.engine is not None else float("nan"),
+            float(np.std([c.ns3[m] for c in comps])))
+        for m in ("utilization", "loss_rate", "jain_index")
+    }
+    merged.notes.append(
+        f"means of {replications} replications (seeds {seed}..{seed + replications - 1}); standard deviation "
+        "across them, BufferLab / ns-3: "
+        + ", ".join(f"{m} {a:.3g} / {b:.3g}" for m, (a, b) in spread.items())
+    )
+    return merged
+
+
 def compare_scenario(
     scenario: Dict[str, Any],
     *,

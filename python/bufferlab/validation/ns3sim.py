@@ -352,8 +352,8 @@ def translate(
         "notes": notes,
     }
     if tcp["ssthresh_from"] != "pipe":
-        notes.append("tcp.ssthresh_from: ns-3 halves RFC 6675's pipe after a loss, the engine here FlightSize "
-                     "(set tcp.ssthresh_from = \"pipe\" to compare like with like)")
+        notes.append("tcp.ssthresh_from: ns-3 halves RFC 6675's pipe after a loss, the engine here "
+                     "FlightSize (set tcp.ssthresh_from = \"pipe\" to compare like with like)")
     if cfg["tcp"]["max_rto_s"] != 60.0:
         notes.append("tcp.max_rto: ns-3 has no attribute for it (its cap is 60 s)")
     return cfg

@@ -231,12 +231,12 @@ impl Sender {
         self.phase = Phase::FastRecovery;
         self.recover = Some(self.snd_nxt);
         self.stats.fast_recoveries += 1;
+        // With `InFlight::Pipe`, measured as ns-3 does: before this ACK's losses are marked, so SACKed
+        // segments are out but the holes still count.
+        self.congestion_signal(cfg);
         self.sb.mark_lost(0);
         if cfg.sack {
             self.sb.mark_lost_by_sack(cfg.dupack_threshold);
-        }
-        self.congestion_signal(cfg);
-        if cfg.sack {
             self.head_retransmit_pending = true;
             self.win.cwnd = self.win.ssthresh;
         } else {
