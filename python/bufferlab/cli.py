@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Optional, Sequence
+from types import ModuleType
+from typing import Iterator, Optional, Sequence
 
 from bufferlab.errors import BufferLabError
 
@@ -23,19 +24,23 @@ COMMAND_MODULES = (
 )
 
 
+def optional_modules(names: Sequence[str]) -> Iterator[ModuleType]:
+    """Import each named module, skipping those that are absent (an error inside one still raises)."""
+    for name in names:
+        try:
+            yield importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bufferlab",
         description="Router buffer sizing and AQM laboratory: simulate, model, advise, validate.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+    for module in optional_modules(COMMAND_MODULES):
         module.register(sub)
     return parser
 

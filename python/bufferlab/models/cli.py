@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 from typing import Any
 
+from bufferlab.cli import optional_modules
 from bufferlab.errors import BufferLabError
 from bufferlab.units import parse_rate, parse_size, parse_time
 
@@ -28,13 +28,7 @@ def register(subparsers: Any) -> None:
         description="Analytic models from the papers, computed exactly (no simulation engine needed).",
     )
     model_sub = model.add_subparsers(dest="model", metavar="MODEL")
-    for name in MODEL_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+    for module in optional_modules(MODEL_MODULES):
         reg = getattr(module, "register_cli", None)
         if reg is not None:
             reg(model_sub)

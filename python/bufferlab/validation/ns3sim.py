@@ -211,24 +211,16 @@ def translate(
 
     rng = np.random.default_rng(seed)
     locally_drawn: List[str] = []
-    if rtts is None:
-        rtt_list, drawn = _per_flow(flows["rtt"], n, parse_time, "flows.rtt", rng)
-        if drawn:
-            locally_drawn.append("rtt")
-    else:
-        rtt_list = [float(x) for x in rtts]
-    if access_rates is None:
-        acc_list, drawn = _per_flow(flows["access_rate"], n, parse_rate, "flows.access_rate", rng)
-        if drawn:
-            locally_drawn.append("access_rate")
-    else:
-        acc_list = [float(x) for x in access_rates]
-    if starts is None:
-        start_list, drawn = _per_flow(flows["start"], n, parse_time, "flows.start", rng)
-        if drawn:
-            locally_drawn.append("start")
-    else:
-        start_list = [float(x) for x in starts]
+    per_flow = {}
+    for name, given, parse in (("rtt", rtts, parse_time), ("access_rate", access_rates, parse_rate),
+                               ("start", starts, parse_time)):
+        if given is None:
+            per_flow[name], drawn = _per_flow(flows[name], n, parse, f"flows.{name}", rng)
+            if drawn:
+                locally_drawn.append(name)
+        else:
+            per_flow[name] = [float(x) for x in given]
+    rtt_list, acc_list, start_list = per_flow["rtt"], per_flow["access_rate"], per_flow["start"]
     for name, lst in (("rtt", rtt_list), ("access_rate", acc_list), ("start", start_list)):
         if len(lst) != n:
             raise BufferLabError(f"flows.{name}: {len(lst)} values for {n} flows")

@@ -3,7 +3,7 @@
 //! The limit counts packets (or bytes) waiting, not the packet being serialized, so a limit of `B`
 //! packets holds `B + 1` in the system, the `K` of M/D/1/K.
 
-use super::{DropReason, Fifo, Limit, QueueDisc, QueueEffects};
+use super::{Fifo, Limit, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -24,13 +24,8 @@ impl DropTail {
 }
 
 impl QueueDisc for DropTail {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
-        if self.limit.admits(&self.fifo, &pkt) {
-            pkt.enqueued_at = now;
-            self.fifo.push(pkt);
-        } else {
-            fx.drop(pkt, DropReason::Overflow);
-        }
+    fn enqueue(&mut self, pkt: Packet, now: Time, fx: &mut QueueEffects) {
+        self.fifo.admit(pkt, self.limit, now, fx);
     }
     fn dequeue(&mut self, _now: Time, _fx: &mut QueueEffects) -> Option<Packet> {
         self.fifo.pop()
@@ -46,7 +41,7 @@ impl QueueDisc for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::test_packet;
+    use crate::queue::{test_packet, DropReason};
 
     #[test]
     fn drops_when_full_in_packets() {

@@ -93,6 +93,16 @@ impl Fifo {
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Packet> {
         self.pkts.iter_mut()
     }
+
+    /// Queue `pkt` (stamped with its enqueue time) if it fits `limit`, else drop it as an overflow.
+    pub fn admit(&mut self, mut pkt: Packet, limit: Limit, now: Time, fx: &mut QueueEffects) {
+        if limit.admits(self, &pkt) {
+            pkt.enqueued_at = now;
+            self.push(pkt);
+        } else {
+            fx.drop(pkt, DropReason::Overflow);
+        }
+    }
 }
 
 /// A buffer limit, in packets or bytes (packets waiting, not counting the one being serialized).

@@ -177,12 +177,7 @@ impl QueueDisc for Red {
             }
             RedDecision::Accept => {}
         }
-        if self.p.limit.admits(&self.fifo, &pkt) {
-            pkt.enqueued_at = now;
-            self.fifo.push(pkt);
-        } else {
-            fx.drop(pkt, DropReason::Overflow);
-        }
+        self.fifo.admit(pkt, self.p.limit, now, fx);
     }
 
     fn dequeue(&mut self, now: Time, _fx: &mut QueueEffects) -> Option<Packet> {
