@@ -59,10 +59,10 @@ def test_droptail_limit_and_sizes():
     assert tcp["min_rto_s"] == pytest.approx(0.2)
     # PPP's 2-byte header is compensated so a data packet serializes in packet_size * 8 / rate.
     assert cfg["bottleneck"]["ns3_rate_bps"] == pytest.approx(100e6 * 1002 / 1000)
-    # The only semantic difference left by default: ns-3 halves pipe, the engine FlightSize.
-    assert len(cfg["notes"]) == 1 and cfg["notes"][0].startswith("tcp.ssthresh_from")
+    # The semantic differences left by default: ns-3 halves pipe and ends the backoff at any new ACK.
+    assert [n.split(":")[0] for n in cfg["notes"]] == ["tcp.ssthresh_from", "tcp.rto_backoff"]
     sc = scenario()
-    sc["tcp"] = {**sc.get("tcp", {}), "ssthresh_from": "pipe"}
+    sc["tcp"] = {**sc.get("tcp", {}), "ssthresh_from": "pipe", "rto_backoff": "new-ack"}
     assert ns3sim.translate(sc)["notes"] == []
     assert tcp["limited_transmit"] is True
 

@@ -6,7 +6,7 @@
 
 use crate::queue::{Limit, RedParams};
 use crate::rng::{stream, Rng};
-use crate::tcp::{InFlight, RtoBounds, TcpConfig};
+use crate::tcp::{BackoffEnd, InFlight, RtoBounds, TcpConfig};
 use crate::time::{from_secs, serialization, Time, NEVER};
 use crate::traffic::ArrivalPattern;
 use crate::units::{Bytes, Rate, Seconds};
@@ -205,6 +205,16 @@ pub struct Tcp {
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub ssthresh_from: SsthreshFrom,
+    pub rto_backoff: RtoBackoff,
+}
+
+/// `tcp.rto_backoff`: keep the timer's backoff `"until-sample"` (RFC 6298 with Karn's rule, the default)
+/// or drop it at the next `"new-ack"` (ns-3 3.44).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoBackoff {
+    UntilSample,
+    NewAck,
 }
 
 /// `tcp.ssthresh_from`: `"flight"` (RFC 5681, the default) or `"pipe"` (ns-3 3.44).
@@ -235,6 +245,7 @@ impl Default for Tcp {
             dupack_threshold: 3,
             limited_transmit: true,
             ssthresh_from: SsthreshFrom::Flight,
+            rto_backoff: RtoBackoff::UntilSample,
         }
     }
 }
@@ -560,6 +571,10 @@ impl Scenario {
             ssthresh_from: match t.ssthresh_from {
                 SsthreshFrom::Flight => InFlight::FlightSize,
                 SsthreshFrom::Pipe => InFlight::Pipe,
+            },
+            backoff_end: match t.rto_backoff {
+                RtoBackoff::UntilSample => BackoffEnd::ValidSample,
+                RtoBackoff::NewAck => BackoffEnd::NewAck,
             },
             delayed_ack: t.delayed_ack,
             delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),

@@ -115,7 +115,7 @@ _DEFAULTS: Dict[str, Dict[str, Any]] = {
         "initial_window": 10, "min_rto": "200ms", "initial_rto": "1s", "max_rto": "60s",
         "clock_granularity": "1ms", "delayed_ack": False, "delayed_ack_timeout": "200ms", "sack": True,
         "ecn": False, "dupack_threshold": 3, "limited_transmit": True,
-        "ssthresh_from": "flight",
+        "ssthresh_from": "flight", "rto_backoff": "until-sample",
     },
 }
 
@@ -346,6 +346,9 @@ def translate(
     if tcp["ssthresh_from"] != "pipe":
         notes.append("tcp.ssthresh_from: ns-3 halves RFC 6675's pipe after a loss, the engine here "
                      "FlightSize (set tcp.ssthresh_from = \"pipe\" to compare like with like)")
+    if tcp["rto_backoff"] != "new-ack":
+        notes.append("tcp.rto_backoff: ns-3 drops the timer's backoff at any new ACK, the engine here at the "
+                     "next valid RTT sample (Karn)")
     if cfg["tcp"]["max_rto_s"] != 60.0:
         notes.append("tcp.max_rto: ns-3 has no attribute for it (its cap is 60 s)")
     return cfg

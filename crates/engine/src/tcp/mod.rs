@@ -24,6 +24,17 @@ pub enum InFlight {
     Pipe,
 }
 
+/// When the retransmission timer's exponential backoff ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackoffEnd {
+    /// At the next valid RTT sample (Karn & Partridge; RFC 6298 §5.5 with Karn's rule, §3).
+    ValidSample,
+    /// At the next ACK of new data, even one for a retransmitted segment (ns-3 3.44's `NewAck`). A flow
+    /// whose RTT has grown past the minimum RTO can then time out spuriously forever, since every ACK is
+    /// for a retransmission and never refreshes the estimate.
+    NewAck,
+}
+
 /// Settings shared by all flows of a scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -41,6 +52,7 @@ pub struct TcpConfig {
     /// RFC 3042: one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     pub ssthresh_from: InFlight,
+    pub backoff_end: BackoffEnd,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
 }

@@ -167,6 +167,7 @@ mod tests {
             dupack_threshold: 3,
             limited_transmit: false,
             ssthresh_from: crate::tcp::InFlight::FlightSize,
+            backoff_end: crate::tcp::BackoffEnd::ValidSample,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
         }

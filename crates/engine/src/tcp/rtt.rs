@@ -47,6 +47,11 @@ impl RttEstimator {
         self.base_rto.saturating_mul(1u64 << self.backoff.min(30)).min(b.max)
     }
 
+    /// Forget the backoff without a new sample (ns-3 3.44 does this on every new cumulative ACK).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(30);
     }

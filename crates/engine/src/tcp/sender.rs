@@ -29,7 +29,7 @@
 use super::cc::{AnyCc, CongestionControl, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{InFlight, TcpConfig};
+use super::{BackoffEnd, InFlight, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{Time, NEVER};
 
@@ -140,6 +140,8 @@ impl Sender {
             let (sent_at, retransmitted) = self.sb.ack(newly_acked as usize);
             if !retransmitted {
                 self.rtt.sample(now - sent_at, &cfg.rto);
+            } else if cfg.backoff_end == BackoffEnd::NewAck {
+                self.rtt.clear_backoff();
             }
             self.snd_una = ack.ack;
             self.dupacks = 0;
@@ -354,6 +356,7 @@ mod tests {
             dupack_threshold: 3,
             limited_transmit: false,
             ssthresh_from: InFlight::FlightSize,
+            backoff_end: crate::tcp::BackoffEnd::ValidSample,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
         }
@@ -457,6 +460,20 @@ mod tests {
         s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(1, true), (2, true)]);
         assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
+    }
+
+    #[test]
+    fn ns3_backoff_ends_at_any_new_ack() {
+        let mut c = cfg(true, false);
+        c.backoff_end = BackoffEnd::NewAck;
+        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        s.on_timeout(from_secs(1.0), &c, &mut out);
+        assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
+        // The ACK of the retransmission gives no sample, but the backoff is gone: back to the initial 1 s.
+        s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
+        assert_eq!(s.rtt.rto(&c.rto), from_secs(1.0));
     }
 
     #[test]
