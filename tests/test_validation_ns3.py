@@ -240,3 +240,13 @@ def test_ns3_single_flow_window_limited():
     assert r["drops"] == 0 and r["queue_mean_pkts"] < 1.0 and r["events"] > 0
     assert r["ns3_config"]["read_back"]["MaxSize"] == "999p"
     assert r["ns3_config"]["read_back"]["root_queue_discs_elsewhere"] == 0
+
+
+def test_replications_by_flow_count():
+    from bufferlab.validation.cli import replications_for
+
+    assert replications_for({"flows": {"count": 10}}, None) == 10
+    assert replications_for({"flows": {"count": 100}}, None) == 3
+    assert replications_for({"flows": {"count": 1000}}, 1) == 1
+    with pytest.raises(BufferLabError, match="--replications"):
+        replications_for({"flows": {"count": 10}}, 0)
