@@ -28,6 +28,7 @@ import numpy as np
 from bufferlab.errors import BufferLabError
 from bufferlab.models._checks import check_int, check_open_interval, check_range
 from bufferlab.models.queueing import geometric_tail_bound, md1k_loss, mm1k_loss
+from bufferlab.plots import save_figure
 
 __all__ = [
     "REGIME_PEAK_LOAD",
@@ -425,11 +426,7 @@ def plot_tiny_buffers(directory: str, rho: float = 0.5, theta: float = 0.9) -> L
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        path = os.path.join(directory, f"tiny_buffers_theorem1.{ext}")
-        fig.savefig(path)
-        paths.append(path)
-    plt.close(fig)
+    paths += save_figure(fig, directory, "tiny_buffers_theorem1")
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     for ax, regime in zip(axes, ("under", "over")):
@@ -444,9 +441,4 @@ def plot_tiny_buffers(directory: str, rho: float = 0.5, theta: float = 0.9) -> L
     axes[0].set_ylabel("utilization (Sec. IV-A fixed point)")
     axes[0].legend(fontsize=8)
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        path = os.path.join(directory, f"tiny_buffers_fixed_point.{ext}")
-        fig.savefig(path)
-        paths.append(path)
-    plt.close(fig)
-    return paths
+    return paths + save_figure(fig, directory, "tiny_buffers_fixed_point")

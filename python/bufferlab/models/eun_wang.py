@@ -41,6 +41,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from bufferlab.errors import BufferLabError
+from bufferlab.plots import save_figure
 
 __all__ = [
     "PAPER",
@@ -1031,13 +1032,7 @@ def plot_sweep(rows: Sequence[Dict[str, Any]], directory: str, stem: str = "eun_
     ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(title)
     fig.tight_layout()
-    paths = []
-    for ext in ("png", "svg"):
-        path = os.path.join(directory, f"{stem}.{ext}")
-        fig.savefig(path, dpi=120)
-        paths.append(path)
-    plt.close(fig)
-    return paths
+    return save_figure(fig, directory, stem)
 
 
 # ---------------------------------------------------------------------------------------------------

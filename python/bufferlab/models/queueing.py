@@ -32,6 +32,7 @@ from scipy.special import gammaln
 
 from bufferlab.errors import BufferLabError
 from bufferlab.models._checks import check_int, check_open_interval, check_range
+from bufferlab.plots import save_figure
 
 __all__ = [
     "capacity_from_droptail_limit",
@@ -470,11 +471,5 @@ def plot_loss_vs_buffer(rhos: Any, kmax: int, directory: str) -> list:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    out = []
-    for ext in ("png", "svg"):
-        path = os.path.join(directory, f"queueing_loss_vs_K.{ext}")
-        fig.savefig(path)
-        out.append(path)
-    plt.close(fig)
-    return out
+    return save_figure(fig, directory, "queueing_loss_vs_K")
 

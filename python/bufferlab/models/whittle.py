@@ -45,6 +45,7 @@ from typing import Any, Callable, Iterable, Sequence, Union
 import numpy as np
 
 from bufferlab.errors import BufferLabError
+from bufferlab.plots import save_figure
 
 __all__ = [
     "REWARD_CONVENTIONS",
@@ -799,11 +800,7 @@ def plot_figure3(
         curves.append(("", None, bound(alpha)))
         draw(ax, curves, f"({tag}) varying γ  (α = {alpha:g}, β = {gamma_beta:g}, N = {n_max})")
     fig.suptitle(f"Whittle index of an AIMD flow (Avrachenkov et al. 2013, Fig. 3); reward: {rname}")
-    paths = [out / f"{name}.png", out / f"{name}.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=130)
-    plt.close(fig)
-    return paths
+    return save_figure(fig, out, name, dpi=130)
 
 
 def _gamma_label(g: float) -> str:
