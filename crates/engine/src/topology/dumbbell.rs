@@ -54,6 +54,8 @@ pub struct Simulation {
     queue: AnyQueue,
     fx: QueueEffects,
     in_service: Option<Packet>,
+    /// Serialization time of a full-size data packet on the bottleneck (the common case, precomputed).
+    data_serialization: Time,
     queue_timer_at: Time,
     out: Vec<Packet>,
     stats: BottleneckStats,
@@ -118,6 +120,7 @@ impl Simulation {
             events.schedule(0, Event::Sample);
         }
         let series = Series::new(if cfg.sample_cwnd { cfg.flows.len() } else { 0 });
+        let data_serialization = serialization(cfg.tcp.packet_size, cfg.bottleneck_rate);
         let mut sim = Simulation {
             cfg,
             now: 0,
@@ -127,6 +130,7 @@ impl Simulation {
             queue,
             fx: QueueEffects::default(),
             in_service: None,
+            data_serialization,
             queue_timer_at: NEVER,
             out: Vec::new(),
             stats: BottleneckStats::default(),
@@ -330,8 +334,12 @@ impl Simulation {
     fn start_service(&mut self) {
         if let Some(pkt) = self.queue.dequeue(self.now, &mut self.fx) {
             self.stats.on_service_start(self.now - pkt.enqueued_at);
-            self.events
-                .schedule(self.now + serialization(pkt.size, self.cfg.bottleneck_rate), Event::LinkTxDone);
+            let tx_time = if pkt.size == self.cfg.tcp.packet_size {
+                self.data_serialization
+            } else {
+                serialization(pkt.size, self.cfg.bottleneck_rate)
+            };
+            self.events.schedule(self.now + tx_time, Event::LinkTxDone);
             self.in_service = Some(pkt);
         }
         self.apply_queue_effects();
