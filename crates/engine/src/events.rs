@@ -8,14 +8,10 @@ use crate::time::Time;
 pub enum Event {
     /// A flow starts sending.
     FlowStart(u32),
-    /// A flow stops sending new data.
-    FlowStop(u32),
     /// The head of a flow's access pipe reaches the bottleneck router.
     ArriveAtRouter(u32),
     /// The bottleneck link finished serializing the packet in service.
     LinkTxDone,
-    /// The head of a flow's ACK pipe reaches its sender.
-    AckAtSender(u32),
     /// A sender's retransmission timer may have expired.
     RetransmitTimer(u32),
     /// A receiver's delayed-ACK timer may have expired.

@@ -73,6 +73,8 @@ pub struct Sender {
     /// When the scheduled timer event fires (`NEVER` if none is scheduled).
     pub rto_event_at: Time,
     active: bool,
+    /// No new data from this time on (`NEVER`: runs to the end).
+    stop_at: Time,
     pub stats: SenderStats,
 }
 
@@ -95,6 +97,7 @@ impl Sender {
             rto_deadline: NEVER,
             rto_event_at: NEVER,
             active: false,
+            stop_at: NEVER,
             stats: SenderStats::default(),
         }
     }
@@ -123,9 +126,9 @@ impl Sender {
         self.transmit(now, cfg, out);
     }
 
-    /// Stop sending new data; outstanding data is still recovered.
-    pub fn stop(&mut self) {
-        self.active = false;
+    /// From `at` on, send no new data; outstanding data is still recovered.
+    pub fn stop_at(&mut self, at: Time) {
+        self.stop_at = at;
     }
 
     pub fn on_ack(&mut self, ack: &Ack, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
@@ -263,8 +266,8 @@ impl Sender {
         self.transmit(now, cfg, out);
     }
 
-    fn may_send_new(&self, cfg: &TcpConfig) -> bool {
-        self.active && self.flight() < cfg.max_window
+    fn may_send_new(&self, now: Time, cfg: &TcpConfig) -> bool {
+        self.active && now < self.stop_at && self.flight() < cfg.max_window
     }
 
     fn transmit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
@@ -279,7 +282,7 @@ impl Sender {
             while pipe < cwnd {
                 if let Some(i) = self.sb.next_lost() {
                     self.emit(self.snd_una + i as u32, true, now, cfg, out);
-                } else if self.may_send_new(cfg) {
+                } else if self.may_send_new(now, cfg) {
                     self.emit(self.snd_nxt, false, now, cfg, out);
                 } else if let Some(i) = self.sb.first_unsacked_unsent() {
                     // Rule 3: window-limited; resend the lowest unSACKed segment once.
@@ -298,7 +301,7 @@ impl Sender {
             }
             let limited = matches!(self.phase, Phase::Open | Phase::Cwr) && cfg.limited_transmit;
             let window = cwnd + if limited { self.dupacks.min(2) } else { 0 };
-            while self.flight() < window && self.may_send_new(cfg) {
+            while self.flight() < window && self.may_send_new(now, cfg) {
                 self.emit(self.snd_nxt, false, now, cfg, out);
             }
         }

@@ -7,11 +7,16 @@
 //! - the path from the bottleneck to the receiver is a pure delay `d_b`, so a receiver processes a packet
 //!   when it leaves the bottleneck, with its clock read as `now + d_b`;
 //! - ACKs return over an uncongested path with the same propagation delays plus the ACK's serialization on
-//!   the bottleneck and access links, as one `AckAtSender` event each.
+//!   the bottleneck and access links: a constant delay per flow. So the sender handles an ACK as soon as
+//!   the receiver sends it, on its own clock read as `now + ack_delay`. Its only other inputs are its
+//!   timers, which it checks against that clock first (a retransmission timeout due before the ACK fires
+//!   before it), so it sees exactly the sequence of ACKs and timeouts it would see on arrival. The packets
+//!   it sends leave at the sender's time, which is never earlier than the simulation's.
 //!
-//! So a data packet costs three events: arrival at the router, end of serialization, its ACK at the sender.
-//! Pipes are FIFO, so only the head of each pipe has an event pending, which keeps the event heap as small
-//! as the number of flows rather than the number of packets in flight.
+//! So a data packet costs two events: its arrival at the router and the end of its serialization. The
+//! access pipe is FIFO, so only its head has an event pending, which keeps the event heap as small as the
+//! number of flows rather than the number of packets in flight. (A sampled cwnd is the sender's state on
+//! its own clock, up to one ACK delay ahead of the sample time.)
 
 use crate::events::{Event, EventQueue};
 use crate::monitor::{jain_index, BottleneckStats, FlowStats};
@@ -33,8 +38,6 @@ struct Flow {
     /// Packets on the access link with their arrival times at the router, in order; only the head has an
     /// event in the queue.
     to_router: VecDeque<(Time, Packet)>,
-    /// ACKs on the return path with their arrival times at the sender, in order; only the head has an event.
-    to_sender: VecDeque<(Time, Ack)>,
     access_free_at: Time,
     access_serialization: Time,
     access_delay: Time,
@@ -86,14 +89,12 @@ impl Simulation {
                     CcKind::Newreno => AnyCc::NewReno(NewReno),
                 };
                 events.schedule(f.start, Event::FlowStart(i as u32));
-                if f.stop != NEVER {
-                    events.schedule(f.stop, Event::FlowStop(i as u32));
-                }
+                let mut sender = Sender::new(i as u32, cc, &cfg.tcp);
+                sender.stop_at(f.stop);
                 Flow {
-                    sender: Sender::new(i as u32, cc, &cfg.tcp),
+                    sender,
                     receiver: Receiver::new(),
                     to_router: VecDeque::new(),
-                    to_sender: VecDeque::new(),
                     access_free_at: 0,
                     access_serialization: serialization(cfg.tcp.packet_size, f.access_rate),
                     access_delay: f.access_delay,
@@ -183,22 +184,12 @@ impl Simulation {
         match ev {
             Event::ArriveAtRouter(f) => self.arrive_at_router(f as usize),
             Event::LinkTxDone => self.link_tx_done(),
-            Event::AckAtSender(f) => {
-                let flow = &mut self.flows[f as usize];
-                let (_, ack) = flow.to_sender.pop_front().expect("an ACK per AckAtSender event");
-                if let Some(&(next, _)) = flow.to_sender.front() {
-                    self.events.schedule(next, Event::AckAtSender(f));
-                }
-                flow.sender.on_ack(&ack, self.now, &self.cfg.tcp, &mut self.out);
-                self.send_out(f as usize);
-            }
             Event::RetransmitTimer(f) => self.retransmit_timer(f as usize),
             Event::DelayedAckTimer(f) => self.delayed_ack_timer(f as usize),
             Event::FlowStart(f) => {
                 self.flows[f as usize].sender.start(self.now, &self.cfg.tcp, &mut self.out);
-                self.send_out(f as usize);
+                self.send_out(f as usize, self.now);
             }
-            Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
             Event::QueueTimer => {
                 if self.now == self.queue_timer_at {
                     self.queue_timer_at = NEVER;
@@ -222,11 +213,11 @@ impl Simulation {
         }
     }
 
-    /// Put the packets the sender just emitted on its access link, and keep its timer scheduled.
-    fn send_out(&mut self, f: usize) {
+    /// Put the packets the sender emitted at its time `at` on its access link, and keep its timer scheduled.
+    fn send_out(&mut self, f: usize, at: Time) {
         let flow = &mut self.flows[f];
         for pkt in self.out.drain(..) {
-            let done = self.now.max(flow.access_free_at) + flow.access_serialization;
+            let done = at.max(flow.access_free_at) + flow.access_serialization;
             flow.access_free_at = done;
             let arrival = done + flow.access_delay;
             if flow.to_router.is_empty() {
@@ -256,7 +247,7 @@ impl Simulation {
             return;
         }
         s.on_timeout(self.now, &self.cfg.tcp, &mut self.out);
-        self.send_out(f);
+        self.send_out(f, self.now);
     }
 
     /// The receiver's clock is `now + bottleneck_delay`; its timer events run on the bottleneck's clock.
@@ -280,13 +271,20 @@ impl Simulation {
         }
     }
 
+    /// The receiver sends `ack` now; the sender handles it at its arrival time, on its own clock.
     fn send_ack(&mut self, f: usize, ack: Ack) {
-        let flow = &mut self.flows[f];
-        let arrival = self.now + flow.ack_delay;
-        if flow.to_sender.is_empty() {
-            self.events.schedule(arrival, Event::AckAtSender(f as u32));
+        let at = self.now + self.flows[f].ack_delay;
+        // Timeouts due before the ACK arrives come first, as they would on the sender's clock.
+        loop {
+            let deadline = self.flows[f].sender.rto_deadline;
+            if deadline > at {
+                break;
+            }
+            self.flows[f].sender.on_timeout(deadline, &self.cfg.tcp, &mut self.out);
+            self.send_out(f, deadline);
         }
-        flow.to_sender.push_back((arrival, ack));
+        self.flows[f].sender.on_ack(&ack, at, &self.cfg.tcp, &mut self.out);
+        self.send_out(f, at);
     }
 
     fn udp_send(&mut self, i: usize) {
