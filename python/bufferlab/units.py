@@ -72,38 +72,30 @@ def _finish(number: float, factor: float, value: object, field: str, what: str, 
     return out
 
 
+def _parse(
+    value: object, field: str, what: str, units: Dict[str, float], hint: str, allow_zero: bool
+) -> float:
+    """A number times the factor of its unit (a bare number is in SI base units), range-checked."""
+    number, unit = _split(value, field, what)
+    factor = 1.0 if unit == "" else units.get(unit)
+    if factor is None:
+        raise BufferLabError(f"{field}: unknown {what} unit {unit!r} in {value!r} (use {hint})")
+    return _finish(number, factor, value, field, what, allow_zero)
+
+
 def parse_rate(value: object, field: str = "rate", allow_zero: bool = False) -> float:
     """Parse a link rate such as ``"10Gbps"``, ``"100Mb/s"`` or ``"1.25GBps"``; return bits per second."""
-    number, unit = _split(value, field, "rate")
-    if unit not in _RATE_UNITS:
-        raise BufferLabError(
-            f"{field}: unknown rate unit {unit!r} in {value!r} (use bps, kbps, Mbps, Gbps, Tbps or B/s forms)"
-        )
-    return _finish(number, _RATE_UNITS[unit], value, field, "rate", allow_zero)
+    return _parse(value, field, "rate", _RATE_UNITS, "bps, kbps, Mbps, Gbps, Tbps or B/s forms", allow_zero)
 
 
 def parse_time(value: object, field: str = "time", allow_zero: bool = False) -> float:
     """Parse a duration such as ``"100ms"``, ``"2s"`` or ``"50us"``; return seconds."""
-    number, unit = _split(value, field, "time")
-    if unit == "":
-        factor = 1.0
-    elif unit in _TIME_UNITS:
-        factor = _TIME_UNITS[unit]
-    else:
-        raise BufferLabError(f"{field}: unknown time unit {unit!r} in {value!r} (use s, ms, us or ns)")
-    return _finish(number, factor, value, field, "time", allow_zero)
+    return _parse(value, field, "time", _TIME_UNITS, "s, ms, us or ns", allow_zero)
 
 
 def parse_size(value: object, field: str = "size", allow_zero: bool = False) -> int:
     """Parse a size such as ``"1500B"``, ``"1.5KB"`` or ``"64KiB"``; return whole bytes."""
-    number, unit = _split(value, field, "size")
-    if unit == "":
-        factor = 1.0
-    elif unit in _SIZE_UNITS:
-        factor = _SIZE_UNITS[unit]
-    else:
-        raise BufferLabError(f"{field}: unknown size unit {unit!r} in {value!r} (use B, KB, MB, GB, KiB)")
-    out = _finish(number, factor, value, field, "size", allow_zero)
+    out = _parse(value, field, "size", _SIZE_UNITS, "B, KB, MB, GB, KiB", allow_zero)
     rounded = round(out)
     if abs(out - rounded) > 1e-6 * max(1.0, out):
         raise BufferLabError(f"{field}: size must be a whole number of bytes, got {value!r}")
