@@ -146,6 +146,11 @@ def test_fairness_and_percentiles_are_consistent() -> None:
         ({"flows.rtt": '"2ms"'}, "flows.rtt"),
         ({"warmup": '"20s"'}, "warmup"),
         ({"bottleneck.rate": '"fast"'}, "bottleneck.rate"),
+        ({"tcp.ssthresh_from": '"sideways"'}, "tcp.ssthresh_from"),
+        ({"tcp.rto_backoff": '"never"'}, "tcp.rto_backoff"),
+        ({"tcp.limited_transmit": '"yes"'}, "tcp.limited_transmit"),
+        ({"udp": '[{pattern = "poisson", rate = "-1Mbps"}]'}, r"udp\[0\]\.rate"),
+        ({"udp": '[{pattern = "bursty", rate = "1Mbps"}]'}, "bursty"),
     ],
 )
 def test_bad_input_names_the_field(overrides: dict, field: str) -> None:
