@@ -67,7 +67,6 @@ pub struct Simulation {
     delivered: u64,
     dropped: u64,
     after_end: u64,
-    finished: bool,
 }
 
 impl Simulation {
@@ -139,7 +138,6 @@ impl Simulation {
             delivered: 0,
             dropped: 0,
             after_end: 0,
-            finished: false,
         };
         sim.sync_queue_timer();
         sim
@@ -175,8 +173,7 @@ impl Simulation {
     }
 
     /// Run to the end and collect the results.
-    pub fn run(mut self) -> Results {
-        self.run_until(self.cfg.duration);
+    pub fn run(self) -> Results {
         self.finish()
     }
 
@@ -444,10 +441,7 @@ impl Simulation {
     pub fn finish(mut self) -> Results {
         self.run_until(self.cfg.duration);
         let end = self.cfg.duration;
-        if !self.finished {
-            self.stats.finish(end);
-            self.finished = true;
-        }
+        self.stats.finish(end);
         let window = end - self.cfg.warmup;
         let secs = to_secs(window);
         let st = &self.stats;
@@ -526,6 +520,6 @@ impl Simulation {
                 loss_rate: u.drops as f64 / (u.delivered + u.drops).max(1) as f64,
             })
             .collect();
-        Results { summary, flows, udp, series: std::mem::take(&mut self.series) }
+        Results { summary, flows, udp, series: self.series }
     }
 }
