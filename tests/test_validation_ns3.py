@@ -103,6 +103,31 @@ def test_red_mapping():
     assert cfg["tcp"]["del_ack_count"] == 2 and cfg["tcp"]["ecn"] is True
 
 
+def test_read_back_must_match_what_was_asked():
+    sc = scenario(bottleneck={"rate": "10Mbps", "delay": "5ms",
+                              "queue": {"discipline": "red", "limit": 200, "ecn": True}},
+                  tcp={"ecn": True})
+    cfg = ns3sim.translate(sc)
+    # As ns-3 3.44 serializes the installed RedQueueDisc's attributes.
+    installed = {
+        "MaxSize": "199p", "MinTh": "4", "MaxTh": "14", "LInterm": "10", "QW": "0.002", "Gentle": "true",
+        "Wait": "true", "MeanPktSize": "1000", "UseEcn": "true", "UseHardDrop": "true", "ARED": "false",
+        "LinkBandwidth": "10000000bps", "LinkDelay": "+5e+06ns", "Ns1Compat": "false",
+        "device_queue": "1p", "root_queue_discs_elsewhere": 0,
+    }
+    ns3sim.check_read_back(cfg, installed)
+    for name, wrong in (("MinTh", "5"), ("UseEcn", "false"), ("MaxSize", "200p"), ("ARED", "true"),
+                        ("root_queue_discs_elsewhere", 3), ("device_queue", "100p")):
+        with pytest.raises(BufferLabError, match=f"installed {name} = "):
+            ns3sim.check_read_back(cfg, {**installed, name: wrong})
+    with pytest.raises(BufferLabError, match="installed QW = None"):
+        ns3sim.check_read_back(cfg, {k: v for k, v in installed.items() if k != "QW"})
+    droptail = ns3sim.translate(scenario())
+    ns3sim.check_read_back(
+        droptail, {"MaxSize": "99p", "device_queue": "1p", "root_queue_discs_elsewhere": 0}
+    )
+
+
 @pytest.mark.parametrize(
     "over, match",
     [

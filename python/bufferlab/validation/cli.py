@@ -47,6 +47,11 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handler)
 
 
+def _count(value: Any) -> str:
+    """A count (possibly a mean over seeds) as a whole number with thousands separators."""
+    return "-" if value is None else f"{float(value):,.0f}"
+
+
 def _load_toml(path: Path) -> Dict[str, Any]:
     try:
         import tomllib  # type: ignore[import-not-found]  # noqa: PLC0415
@@ -155,7 +160,8 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         "",
         "## Summary",
         "",
-        "| scenario | flows | verdict | BufferLab wall (s) | ns-3 wall (s) | ns-3 events | ratio |",
+        "| scenario | flows | verdict | BufferLab wall, all seeds (s) | ns-3 wall, all seeds (s) "
+        "| ns-3 events per run | ratio |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in comps:
@@ -167,7 +173,7 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         rt = f"{ratio:.0f}x" if ratio else "-"
         lines.append(
             f"| [{c.name}](#{c.name}) | {n} | {c.verdict} | {ew} | {nw} | "
-            f"{ev if ev is not None else '-'} | {rt} |"
+            f"{_count(ev)} | {rt} |"
         )
     lines.append("")
     for c in comps:
@@ -187,10 +193,11 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         lines.append("")
         if c.ns3:
             lines.append(
-                f"Speed: ns-3 {c.ns3_wall_s:.2f} s run wall, {c.ns3.get('cpu_s', float('nan')):.2f} s CPU "
-                f"({c.ns3.get('setup_s', 0):.1f} s setup), "
-                f"{c.ns3.get('events')} events, {c.ns3.get('bottleneck_packets')} bottleneck packets"
-                + (f"; BufferLab {c.engine_wall_s:.3f} s; ratio {c.speed_ratio:.0f}x."
+                f"Speed: ns-3 {c.ns3_wall_s:.2f} s of `Simulator::Run()` over all seeds; per run "
+                f"{c.ns3.get('cpu_s', float('nan')):.2f} s CPU ({c.ns3.get('setup_s', 0):.1f} s setup), "
+                f"{_count(c.ns3.get('events'))} events, {_count(c.ns3.get('bottleneck_packets'))} bottleneck "
+                "packets"
+                + (f"; BufferLab {c.engine_wall_s:.3f} s over all seeds; ratio {c.speed_ratio:.0f}x."
                    if c.speed_ratio else ".")
             )
             lines.append("")

@@ -678,6 +678,8 @@ def run_ns3(
     read_back["device_queue"] = _attr(ns, bottleneck_dev.GetQueue(), "MaxSize")
     read_back["root_queue_discs_elsewhere"] = _count_root_qdiscs(ns, other_devs)
 
+    check_read_back(cfg, read_back)
+
     ns.Simulator.Stop(ns.Seconds(cfg["stop_s"]))
     setup_s = time.perf_counter() - t_setup
     t_run, c_run = time.perf_counter(), time.process_time()
@@ -749,6 +751,39 @@ def run_ns3(
         cfg["notes"].append(f"{int(mon.drops_other)} drops with an unexpected reason")
     ns.Simulator.Destroy()
     return result
+
+
+def check_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:
+    """Raise BufferLabError, naming the attribute, if ns-3 did not install the buffer that was asked for.
+
+    ``read_back`` holds the attributes as ns-3 serializes them (``"2499p"``, ``"199"``, ``"true"``), read
+    from the installed queue disc and device queue after set-up.
+    """
+    q = cfg["bottleneck"]["queue"]
+    expected: Dict[str, Any] = {
+        "MaxSize": q["ns3_max_size"], "device_queue": f"{q['device_queue_pkts']}p",
+        "root_queue_discs_elsewhere": 0,
+    }
+    if q["discipline"] == "red":
+        expected.update(
+            MinTh=q["ns3_min_th"], MaxTh=q["ns3_max_th"], LInterm=q["ns3_linterm"], QW=q["weight"],
+            Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
+            UseHardDrop=q["ns3_use_hard_drop"], ARED=False,
+            LinkBandwidth=f"{int(round(cfg['bottleneck']['rate_bps']))}bps",
+        )
+    for name, want in expected.items():
+        got = read_back.get(name)
+        if isinstance(want, bool):
+            same = str(got).lower() == str(want).lower()
+        elif isinstance(want, float):
+            try:
+                same = math.isclose(float(got), want, rel_tol=1e-9, abs_tol=1e-12)
+            except (TypeError, ValueError):
+                same = False
+        else:
+            same = str(got) == str(want)
+        if not same:
+            raise BufferLabError(f"ns-3 installed {name} = {got!r}, expected {want!r}")
 
 
 def _attr(ns: Any, obj: Any, name: str) -> str:
