@@ -592,24 +592,13 @@ def run_ns3(
     rx_dev.GetQueue().SetAttribute("MaxSize", big_queue)
 
     tch = ns.TrafficControlHelper()
-    if q["discipline"] == "droptail":
-        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", ns.StringValue(q["ns3_max_size"]))
-    else:
-        tch.SetRootQueueDisc(
-            "ns3::RedQueueDisc",
-            "MaxSize", ns.StringValue(q["ns3_max_size"]),
-            "MinTh", ns.DoubleValue(q["ns3_min_th"]),
-            "MaxTh", ns.DoubleValue(q["ns3_max_th"]),
-            "LInterm", ns.DoubleValue(q["ns3_linterm"]),
-            "QW", ns.DoubleValue(q["weight"]),
-            "Gentle", ns.BooleanValue(q["gentle"]),
-            "Wait", ns.BooleanValue(q["wait"]),
-            "MeanPktSize", ns.UintegerValue(q["mean_pktsize"]),
-            "UseEcn", ns.BooleanValue(q["ecn"]),
-            "UseHardDrop", ns.BooleanValue(q["ns3_use_hard_drop"]),
-            "LinkBandwidth", ns.DataRateValue(ns.DataRate(int(round(b["rate_bps"])))),
-            "LinkDelay", ns.TimeValue(ns.Seconds(b["delay_s"])),
-        )
+    disc_type = "ns3::FifoQueueDisc" if q["discipline"] == "droptail" else "ns3::RedQueueDisc"
+    disc_args: List[Any] = []
+    for name, value in queue_disc_attributes(cfg).items():
+        disc_args += [name, _ns_value(ns, value)]
+    if q["discipline"] == "red":
+        disc_args += ["LinkDelay", ns.TimeValue(ns.Seconds(b["delay_s"]))]
+    tch.SetRootQueueDisc(disc_type, *disc_args)
     qdiscs = tch.Install(bdevs.Get(0))
     qdisc = qdiscs.Get(0)
 
@@ -670,11 +659,10 @@ def run_ns3(
     bl.Attach(mon, qdisc, bottleneck_dev)
     bl.ScheduleSnapshot(snap, cfg["t0_s"] + cfg["warmup_s"])
 
-    read_back: Dict[str, Any] = {"MaxSize": _attr(ns, qdisc, "MaxSize")}
-    if q["discipline"] == "red":
-        for name in ("MinTh", "MaxTh", "LInterm", "QW", "Gentle", "Wait", "MeanPktSize", "UseEcn",
-                     "UseHardDrop", "LinkBandwidth", "LinkDelay", "ARED", "Ns1Compat"):
-            read_back[name] = _attr(ns, qdisc, name)
+    informational = ("LinkDelay", "Ns1Compat") if q["discipline"] == "red" else ()
+    read_back: Dict[str, Any] = {
+        name: _attr(ns, qdisc, name) for name in (*queue_disc_attributes(cfg), *informational)
+    }
     read_back["device_queue"] = _attr(ns, bottleneck_dev.GetQueue(), "MaxSize")
     read_back["root_queue_discs_elsewhere"] = _count_root_qdiscs(ns, other_devs)
 
@@ -753,24 +741,45 @@ def run_ns3(
     return result
 
 
+def queue_disc_attributes(cfg: Dict[str, Any]) -> Dict[str, Any]:
+    """The bottleneck's root queue disc attributes, as set in ns-3 and checked when read back.
+
+    Python types pick the ns-3 value type: str → StringValue, bool → BooleanValue, int → UintegerValue,
+    float → DoubleValue. (RED's ``LinkDelay`` is set too, but ns-3 reads it back as ``"+5e+06ns"``.)
+    """
+    q = cfg["bottleneck"]["queue"]
+    attrs: Dict[str, Any] = {"MaxSize": q["ns3_max_size"]}
+    if q["discipline"] == "red":
+        attrs.update(
+            MinTh=q["ns3_min_th"], MaxTh=q["ns3_max_th"], LInterm=q["ns3_linterm"], QW=q["weight"],
+            Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
+            UseHardDrop=q["ns3_use_hard_drop"], ARED=False,
+            LinkBandwidth=f"{int(round(cfg['bottleneck']['rate_bps']))}bps",
+        )
+    return attrs
+
+
+def _ns_value(ns: Any, value: Any) -> Any:
+    if isinstance(value, bool):
+        return ns.BooleanValue(value)
+    if isinstance(value, int):
+        return ns.UintegerValue(value)
+    if isinstance(value, float):
+        return ns.DoubleValue(value)
+    return ns.StringValue(value)
+
+
 def check_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:
     """Raise BufferLabError, naming the attribute, if ns-3 did not install the buffer that was asked for.
 
     ``read_back`` holds the attributes as ns-3 serializes them (``"2499p"``, ``"199"``, ``"true"``), read
     from the installed queue disc and device queue after set-up.
     """
-    q = cfg["bottleneck"]["queue"]
-    expected: Dict[str, Any] = {
-        "MaxSize": q["ns3_max_size"], "device_queue": f"{q['device_queue_pkts']}p",
+    expected = {
+        **queue_disc_attributes(cfg),
+        "device_queue": f"{cfg['bottleneck']['queue']['device_queue_pkts']}p",
         "root_queue_discs_elsewhere": 0,
     }
-    if q["discipline"] == "red":
-        expected.update(
-            MinTh=q["ns3_min_th"], MaxTh=q["ns3_max_th"], LInterm=q["ns3_linterm"], QW=q["weight"],
-            Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
-            UseHardDrop=q["ns3_use_hard_drop"], ARED=False,
-            LinkBandwidth=f"{int(round(cfg['bottleneck']['rate_bps']))}bps",
-        )
     for name, want in expected.items():
         got = read_back.get(name)
         if isinstance(want, bool):
