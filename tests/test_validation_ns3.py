@@ -269,6 +269,21 @@ def test_ns3_single_flow_window_limited():
     assert r["ns3_config"]["read_back"]["root_queue_discs_elsewhere"] == 0
 
 
+def test_ns3_red_repeats_exactly_in_one_process():
+    pytest.importorskip("ns")
+    # RED draws random numbers; a second simulation in the same interpreter must draw the same ones.
+    sc = scenario(
+        duration="4s", warmup="1s",
+        bottleneck={"rate": "10Mbps", "delay": "5ms",
+                    "queue": {"discipline": "red", "limit": 100, "min_th": 5, "max_th": 15}},
+        flows={"count": 4, "rtt": "60ms"},
+    )
+    first, second = ns3sim.run_ns3(sc), ns3sim.run_ns3(sc)
+    assert first["drops_early"] > 0
+    for key in ("events", "arrivals", "drops_early", "drops_forced", "queue_mean_pkts"):
+        assert first[key] == second[key], key
+
+
 def test_replications_by_flow_count():
     from bufferlab.validation.cli import replications_for
 

@@ -461,6 +461,12 @@ std::string GetAttr(Ptr<Object> o, std::string name) {
   o->GetAttribute(name, *v);
   return v->SerializeToString(info.checker);
 }
+// RED's random variable gets a fixed stream: ns-3 numbers streams of random variables automatically
+// from a process-wide counter, so a second simulation in the same process would draw from another one.
+void FixStreams(Ptr<QueueDisc> qd) {
+  Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(qd);
+  if (red) red->AssignStreams(0);
+}
 int CountRootQdiscs(NetDeviceContainer devs) {
   int c = 0;
   for (uint32_t i = 0; i < devs.GetN(); i++) {
@@ -601,6 +607,7 @@ def run_ns3(
     tch.SetRootQueueDisc(disc_type, *disc_args)
     qdiscs = tch.Install(bdevs.Get(0))
     qdisc = qdiscs.Get(0)
+    bl.FixStreams(qdisc)
 
     addr = ns.Ipv4AddressHelper()
     addr.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.252"))
