@@ -65,9 +65,9 @@ def test_builtin_examples_resolve_by_name() -> None:
     "args,message",
     [
         (["run", "no/such/file.toml"], "scenario file not found"),
-        (["run", "{scenario}", "--set", "bottleneck.queue.discipline=codel"], "unknown variant `codel`"),
+        (["run", "{scenario}", "--set", "bottleneck.queue.discipline=codel"], "unknown discipline \"codel\""),
         (["run", "{scenario}", "--set", "bottleneck.rate=-1"], "bottleneck.rate: must be in"),
-        (["run", "{scenario}", "--set", "bottleneck.queue.limit=0"], "bottleneck.queue.limit: must be >= 1"),
+        (["run", "{scenario}", "--set", "bottleneck.queue.limit=0"], "bottleneck.queue.limit: must be in [1, 2^40] packets"),
         (["run", "{bad_toml}"], "malformed TOML"),
         (["run", "{scenario}", "--set", "novalue"], "--set expects key=value"),
         (["run", "{scenario}", "--set", "tcp.speed=1"], "unknown field `speed`"),

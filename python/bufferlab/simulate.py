@@ -97,10 +97,13 @@ def _to_json(scenario: Mapping[str, Any]) -> str:
 class Results:
     """What one run produced.
 
-    ``summary`` holds the metrics of ``docs/scenario.md``; ``flows`` has one row per TCP flow, ``udp`` one per
-    open-loop source;
-    ``queue_series`` (columns ``time_s``, ``queue_pkts``) and ``cwnd_series`` (``time_s`` and one column per
-    flow) are empty unless ``monitor.sample_interval`` is set.
+    ``summary`` holds the metrics of ``docs/scenario.md`` (its port metrics are the first link's);
+    ``flows`` has one row per TCP flow started at a fixed time, ``ports`` one per link (queue), ``groups``
+    one per flow group, ``fct`` the flow-completion-time statistics per group and size bucket,
+    ``fct_records`` finished flows one by one, ``udp`` one row per open-loop source.
+    ``queue_series`` (columns ``time_s``, ``queue_pkts`` for the first port, and ``queue_<link>`` for every
+    port when there are several) and ``cwnd_series`` (``time_s`` and one column per flow) are empty unless
+    ``monitor.sample_interval`` is set.
     """
 
     summary: Dict[str, Any]
@@ -111,13 +114,20 @@ class Results:
     scenario: Dict[str, Any]
     wall_s: float = 0.0
     extra: Dict[str, Any] = field(default_factory=dict)
+    ports: pd.DataFrame = field(default_factory=pd.DataFrame)
+    groups: pd.DataFrame = field(default_factory=pd.DataFrame)
+    fct: pd.DataFrame = field(default_factory=pd.DataFrame)
+    fct_records: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def to_dict(self) -> Dict[str, Any]:
-        """Summary, per-flow rows and the scenario, ready for JSON."""
+        """Summary, per-port, per-group and per-flow rows, FCT statistics and the scenario, ready for JSON."""
         return {
             "summary": {**self.summary, "wall_s": self.wall_s},
-            "flows": self.flows.to_dict(orient="records"),
-            "udp": self.udp.to_dict(orient="records"),
+            "ports": _records(self.ports),
+            "groups": _records(self.groups),
+            "flows": _records(self.flows),
+            "fct": _records(self.fct),
+            "udp": _records(self.udp),
             "scenario": self.scenario,
         }
 
@@ -130,13 +140,21 @@ class Results:
             raise BufferLabError(f"cannot create output directory {out}: {exc.strerror}") from exc
         written = [out / "results.json"]
         written[0].write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
-        for name, frame in (("flows", self.flows), ("udp", self.udp), ("queue_series", self.queue_series),
-                            ("cwnd_series", self.cwnd_series)):
+        for name, frame in (("flows", self.flows), ("ports", self.ports.drop(columns=["drop_reasons",
+                            "mark_reasons"], errors="ignore")), ("groups", self.groups),
+                            ("fct", self.fct), ("fct_records", self.fct_records), ("udp", self.udp),
+                            ("queue_series", self.queue_series), ("cwnd_series", self.cwnd_series)):
             if len(frame):
                 path = out / f"{name}.parquet"
                 frame.to_parquet(path, index=False)
                 written.append(path)
         return written
+
+
+def _records(frame: pd.DataFrame) -> List[Dict[str, Any]]:
+    """Rows as dicts, with NaN (a missing value) as None so the JSON stays valid."""
+    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in frame.to_dict(orient="records")]
 
 
 def _json_default(x: Any) -> Any:
@@ -184,13 +202,17 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     finally:
         if bar is not None:
             bar.close()
-    text, time_s, queue, cwnd = sim.finish()
+    text, time_s, queue, port_queues, cwnd = sim.finish()
     wall = time.perf_counter() - started
     data = json.loads(text)
     t = np.frombuffer(time_s, dtype="<f8")
-    queue_series = pd.DataFrame({"time_s": t, "queue_pkts": np.frombuffer(queue, dtype="<f8")})
+    ports = pd.DataFrame(data["ports"])
+    queue_series = pd.DataFrame({"time_s": t, "queue_pkts": np.frombuffer(queue, dtype="<f8"),
+                                 **{f"queue_{name}": np.frombuffer(q, dtype="<f8")
+                                    for name, q in zip(ports.get("name", []), port_queues)}})
     cwnd_series = pd.DataFrame({"time_s": t, **{f"flow_{i}": np.frombuffer(c, dtype="<f8")
                                                 for i, c in enumerate(cwnd)}}) if cwnd else pd.DataFrame()
     return Results(summary=data["summary"], flows=pd.DataFrame(data["flows"]), udp=pd.DataFrame(data["udp"]),
-                   queue_series=queue_series,
-                   cwnd_series=cwnd_series, scenario=spec, wall_s=wall)
+                   queue_series=queue_series, cwnd_series=cwnd_series, scenario=spec, wall_s=wall,
+                   ports=ports, groups=pd.DataFrame(data["groups"]), fct=pd.DataFrame(data["fct"]),
+                   fct_records=pd.DataFrame(data["fct_records"]))

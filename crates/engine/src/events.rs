@@ -3,23 +3,32 @@
 
 use crate::time::Time;
 
-/// What happens when an event fires. Flow-addressed events carry the flow index.
+/// What happens when an event fires. Flow events carry the flow slot, port events the port index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A flow starts sending.
+    /// A flow started at a fixed time starts sending.
     FlowStart(u32),
-    /// The head of a flow's access pipe reaches the bottleneck router.
-    ArriveAtRouter(u32),
-    /// The bottleneck link finished serializing the packet in service.
-    LinkTxDone,
-    /// A sender's retransmission timer may have expired.
-    RetransmitTimer(u32),
+    /// A flow started at a fixed time reaches its stop time (it sends no new data and stops counting as
+    /// active at its ports).
+    FlowStop(u32),
+    /// The next Poisson arrival of a group.
+    Arrival(u32),
+    /// The head of a flow's access pipe reaches the first port of its route.
+    AccessArrive(u32),
+    /// The head of a flow's ACK pipe (receiver to the first port of its ACK route) arrives.
+    AckArrive(u32),
+    /// The head of a port's link pipe reaches the next port.
+    LinkArrive(u32),
+    /// A port finished serializing the packet in service.
+    TxDone(u32),
+    /// A sender's timer (retransmission or pacing) may have expired.
+    SenderTimer(u32),
     /// A receiver's delayed-ACK timer may have expired.
-    DelayedAckTimer(u32),
-    /// An open-loop UDP source sends its next packet (straight into the bottleneck router).
+    ReceiverTimer(u32),
+    /// An open-loop UDP source sends its next packet (straight into the first port of its route).
     UdpSend(u32),
-    /// The queue discipline's own timer (periodic AQMs).
-    QueueTimer,
+    /// A port's discipline timer (periodic AQMs).
+    QueueTimer(u32),
     /// Take a time-series sample.
     Sample,
     /// The warm-up ends: statistics start.

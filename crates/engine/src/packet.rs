@@ -12,8 +12,20 @@ pub enum Ecn {
     Ce,
 }
 
-/// A TCP data packet. Sequence numbers count whole segments.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Kind {
+    /// A TCP data segment (`seq` counts whole segments).
+    #[default]
+    Data,
+    /// A TCP ACK crossing queued links; `seq` numbers the flow's ACKs so the sender can find its contents.
+    Ack,
+    /// An open-loop datagram.
+    Datagram,
+}
+
+/// A packet in the network. `flow` indexes the flow slot (TCP) or, for datagrams, the source.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Packet {
     pub flow: u32,
     pub seq: u32,
@@ -24,9 +36,12 @@ pub struct Packet {
     pub cwr: bool,
     /// A retransmission (for statistics only; receivers cannot tell).
     pub retransmit: bool,
-    /// Free for the queue discipline (the index policy writes a packet's index here).
+    pub kind: Kind,
+    /// The next port on the packet's route (an index into its route).
+    pub hop: u8,
+    /// What the sender's congestion controller wrote on it (the index policy's Whittle index).
     pub tag: f32,
-    /// When the packet entered the bottleneck queue.
+    /// When the packet entered its current queue.
     pub enqueued_at: Time,
 }
 

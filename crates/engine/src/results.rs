@@ -1,9 +1,16 @@
-//! What a run returns: summary metrics, one row per flow, and the sampled time series.
+//! What a run returns: summary metrics, one row per port, per group and per flow started at a fixed time,
+//! flow-completion-time statistics by size bucket, and the sampled time series.
+//!
+//! Values that do not exist (the RTT of a flow that never got a sample, the FCT of a flow that did not
+//! finish) are `None` (JSON `null`), never NaN.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 
-/// Summary metrics over [warmup, duration]; the conservation counts (`sent`, `delivered`, `dropped`,
-/// `in_flight`) cover the whole run and satisfy `sent = delivered + dropped + in_flight`.
+/// Summary metrics over [warmup, duration]. The port metrics (utilization to delay percentiles) are those
+/// of the first link (the dumbbell's bottleneck); every port has its row in `Results::ports`. The
+/// conservation counts (`sent`, `delivered`, `dropped`, `in_flight`) cover the whole run and every packet
+/// (data, queued ACKs, datagrams) and satisfy `sent = delivered + dropped + in_flight`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
     pub name: String,
@@ -42,12 +49,21 @@ pub struct Summary {
     pub dropped: u64,
     pub in_flight: u64,
     pub events: u64,
+    pub ports: u64,
+    pub groups: u64,
+    /// Flows started (fixed and arriving) over the whole run, and finite flows completed.
+    pub flows_started: u64,
+    pub flows_completed: u64,
+    /// Most flow slots in use at once (memory grows with this, not with time).
+    pub peak_flow_slots: u64,
 }
 
-/// One flow over the measurement window (counters from the sender cover the whole run).
+/// One flow started at a fixed time, over the measurement window (counters from the sender cover the whole
+/// run).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowResult {
     pub flow: u32,
+    pub group: u32,
     pub rtt_s: f64,
     pub start_s: f64,
     pub goodput_bps: f64,
@@ -60,7 +76,94 @@ pub struct FlowResult {
     pub drops: u64,
     pub marks: u64,
     pub final_cwnd: f64,
-    pub srtt_s: f64,
+    pub srtt_s: Option<f64>,
+    /// Finite flows: payload bytes, and the completion time if it completed.
+    pub size_bytes: Option<u64>,
+    pub fct_s: Option<f64>,
+}
+
+/// One port (a queue and its link) over the measurement window.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PortResult {
+    pub port: u32,
+    pub name: String,
+    pub discipline: String,
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    pub utilization: f64,
+    pub throughput_bps: f64,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+    /// Drops of packets already dequeued (CoDel-like), included in `drops`.
+    pub drops_at_dequeue: u64,
+    pub marks: u64,
+    pub loss_rate: f64,
+    pub mark_rate: f64,
+    pub drop_reasons: BTreeMap<String, u64>,
+    pub mark_reasons: BTreeMap<String, u64>,
+    pub queue_mean_pkts: f64,
+    pub queue_p50_pkts: f64,
+    pub queue_p99_pkts: f64,
+    pub queue_max_pkts: f64,
+    pub delay_mean_s: f64,
+    pub delay_p50_s: f64,
+    pub delay_p99_s: f64,
+}
+
+/// One flow group over the measurement window; sender counters cover the whole run and every flow of the
+/// group, finished ones included.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GroupResult {
+    pub group: u32,
+    pub name: String,
+    pub congestion_control: String,
+    pub route: Vec<String>,
+    pub ack_route: Vec<String>,
+    pub flows_started: u64,
+    pub flows_completed: u64,
+    pub goodput_bps: f64,
+    pub throughput_bps: f64,
+    pub sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    pub drops: u64,
+    pub ack_drops: u64,
+    pub marks: u64,
+    /// Jain's index over the group's fixed flows' goodputs (`None` without fixed flows).
+    pub jain_index: Option<f64>,
+    /// Over the flows counted in the FCT statistics (started after the warm-up, finished before the end).
+    pub fct_count: u64,
+    pub fct_mean_s: Option<f64>,
+    pub fct_p99_s: Option<f64>,
+}
+
+/// FCT statistics of one group's flows in one size bucket `(size_lo, size_hi]` bytes.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FctResult {
+    pub group: u32,
+    pub size_lo: u64,
+    /// `None` for the last, open bucket.
+    pub size_hi: Option<u64>,
+    pub count: u64,
+    pub mean_s: f64,
+    pub std_s: f64,
+    pub p50_s: f64,
+    pub p90_s: f64,
+    pub p99_s: f64,
+    pub slowdown_mean: f64,
+}
+
+/// One finished flow (up to `monitor.fct_records` of them).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FctRecordResult {
+    pub group: u32,
+    pub size_bytes: u64,
+    pub start_s: f64,
+    pub fct_s: f64,
+    pub rtt_s: f64,
 }
 
 /// One open-loop source over the measurement window (`sent` covers the whole run).
@@ -74,18 +177,26 @@ pub struct UdpResult {
     pub loss_rate: f64,
 }
 
-/// Sampled time series: queue length, and per-flow cwnd when asked for.
+/// Sampled time series: queue length of the first port (and of every port when there are several), and
+/// per-flow cwnd when asked for.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Series {
     pub time_s: Vec<f64>,
     pub queue_pkts: Vec<f64>,
+    /// `port_queue[p]`: port p's queue at each sample (empty for a single port).
+    pub port_queue: Vec<Vec<f64>>,
     /// `cwnd[i]` is flow i's congestion window (segments) at each sample.
     pub cwnd: Vec<Vec<f64>>,
 }
 
 impl Series {
-    pub fn new(flows_with_cwnd: usize) -> Self {
-        Series { cwnd: vec![Vec::new(); flows_with_cwnd], ..Default::default() }
+    pub fn new(ports: usize, flows_with_cwnd: usize) -> Self {
+        let ports = if ports > 1 { ports } else { 0 };
+        Series {
+            port_queue: vec![Vec::new(); ports],
+            cwnd: vec![Vec::new(); flows_with_cwnd],
+            ..Default::default()
+        }
     }
 }
 
@@ -94,6 +205,10 @@ impl Series {
 pub struct Results {
     pub summary: Summary,
     pub flows: Vec<FlowResult>,
+    pub ports: Vec<PortResult>,
+    pub groups: Vec<GroupResult>,
+    pub fct: Vec<FctResult>,
+    pub fct_records: Vec<FctRecordResult>,
     pub udp: Vec<UdpResult>,
     pub series: Series,
 }

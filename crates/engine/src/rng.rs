@@ -23,6 +23,10 @@ pub mod stream {
     pub const START: u64 = 2;
     pub const STOP: u64 = 3;
     pub const ACCESS_RATE: u64 = 4;
+    /// Finite flows' sizes.
+    pub const SIZE: u64 = 5;
+    /// A group's arrival process (gaps, and each arrival's RTT, access rate and size).
+    pub const ARRIVAL: u64 = 6;
     pub const QUEUE: u64 = 16;
     /// UDP source i uses `UDP + i`.
     pub const UDP: u64 = 1 << 32;

@@ -32,7 +32,7 @@ fn packets_are_conserved_at_every_step() {
         (RED_ECN, r#""ecn": true, "delayed_ack": true"#),
         (RED_DROP, r#""sack": false, "delayed_ack": true"#),
     ] {
-        let mut sim = Simulation::new(config_from_json(&scenario(queue, tcp, 30, "20s")).unwrap());
+        let mut sim = Simulation::new(config_from_json(&scenario(queue, tcp, 30, "20s")).unwrap()).unwrap();
         for k in 1..=40 {
             sim.run_until(k * 500_000_000_000);
             let (sent, delivered, dropped, in_flight) = sim.conservation();
@@ -71,7 +71,7 @@ fn memory_does_not_grow_with_time() {
     let long = r#"{"seed": 5, "duration": "200s", "warmup": "2s",
         "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 20}},
         "flows": {"count": 10, "rtt": {"uniform": ["40ms", "120ms"]}, "start": {"uniform": ["0s", "1s"]}}}"#;
-    let mut sim = Simulation::new(config_from_json(long).unwrap());
+    let mut sim = Simulation::new(config_from_json(long).unwrap()).unwrap();
     let (mut first_half, mut second_half) = (0, 0);
     for k in 1..=200 {
         sim.run_until(k * 1_000_000_000_000);

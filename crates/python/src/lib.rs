@@ -39,8 +39,10 @@ impl Simulation {
     /// Validate `scenario_json` and set the simulation up; raises `ScenarioError` naming the bad field.
     #[new]
     fn new(scenario_json: &str) -> PyResult<Self> {
-        let cfg = config_from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        Ok(Simulation { inner: Some(bufferlab_engine::Simulation::new(cfg)) })
+        let sim = config_from_json(scenario_json)
+            .and_then(bufferlab_engine::Simulation::new)
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(Simulation { inner: Some(sim) })
     }
 
     /// Run until simulated time `until_s` (seconds), releasing the GIL.
@@ -66,12 +68,19 @@ impl Simulation {
         Ok(self.sim()?.events_executed())
     }
 
-    /// Run to the end; returns (results JSON without series, time_s, queue_pkts, [cwnd per flow]).
+    /// Run to the end; returns (results JSON without series, time_s, queue_pkts, [queue per port when
+    /// there are several], [cwnd per flow]).
     #[allow(clippy::type_complexity)]
     fn finish<'py>(
         &mut self,
         py: Python<'py>,
-    ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Vec<Bound<'py, PyBytes>>)> {
+    ) -> PyResult<(
+        String,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Vec<Bound<'py, PyBytes>>,
+        Vec<Bound<'py, PyBytes>>,
+    )> {
         let sim = self
             .inner
             .take()
@@ -81,11 +90,16 @@ impl Simulation {
         let text = serde_json::to_string(&serde_json::json!({
             "summary": results.summary,
             "flows": results.flows,
+            "ports": results.ports,
+            "groups": results.groups,
+            "fct": results.fct,
+            "fct_records": results.fct_records,
             "udp": results.udp,
         }))
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let cwnd = series.cwnd.iter().map(|c| f64_bytes(py, c)).collect();
-        Ok((text, f64_bytes(py, &series.time_s), f64_bytes(py, &series.queue_pkts), cwnd))
+        let ports = series.port_queue.iter().map(|q| f64_bytes(py, q)).collect();
+        Ok((text, f64_bytes(py, &series.time_s), f64_bytes(py, &series.queue_pkts), ports, cwnd))
     }
 }
 

@@ -17,15 +17,15 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let cfg = match config_from_json(&text) {
-        Ok(c) => c,
+    let sim = match config_from_json(&text).and_then(Simulation::new) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("bufferlab-bench: {e}");
             std::process::exit(2);
         }
     };
     let t0 = Instant::now();
-    let r = Simulation::new(cfg).run();
+    let r = sim.run();
     let wall = t0.elapsed().as_secs_f64();
     let s = &r.summary;
     // Packets through the bottleneck: those that finished serialization on it.

@@ -48,6 +48,17 @@ impl LogHistogram {
         self.total
     }
 
+    /// Add every count of `other`.
+    pub fn merge(&mut self, other: &LogHistogram) {
+        if other.counts.len() > self.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+        }
+        for (c, o) in self.counts.iter_mut().zip(&other.counts) {
+            *c += o;
+        }
+        self.total += other.total;
+    }
+
     /// The q-quantile (0 ≤ q ≤ 1): the smallest recorded value v with P(X ≤ v) ≥ q, to bucket precision.
     pub fn quantile(&self, q: f64) -> f64 {
         quantile_of(&self.counts, q, value_of)

@@ -1,11 +1,13 @@
 //! Streaming statistics: everything here has a size fixed by its configuration or by the largest queue
 //! seen, never by simulated time. Sampled time series are the one exception the user asks for.
 
+pub mod fct;
 pub mod histogram;
 pub mod stats;
 
+pub use fct::FctStats;
 pub use histogram::{LogHistogram, TimeWeightedCounts};
-pub use stats::{BottleneckStats, FlowStats};
+pub use stats::{FlowStats, PortStats, ReasonCounts};
 
 /// Running mean and variance (Welford 1962), numerically stable.
 #[derive(Clone, Copy, Debug, Default)]

@@ -1,19 +1,39 @@
-//! The bottleneck's and the flows' measurements over the window [warmup, duration].
+//! A port's and the flows' measurements over the window [warmup, duration].
 
 use super::{LogHistogram, Moments, TimeWeightedCounts};
-use crate::queue::DropReason;
+use crate::queue::{reason, Reason, Stage};
 use crate::time::{to_secs, Time};
 
-/// Bottleneck statistics, streamed.
+/// Counts by reason name, in order of first appearance (a handful of names per port).
+#[derive(Clone, Debug, Default)]
+pub struct ReasonCounts(pub Vec<(&'static str, u64)>);
+
+impl ReasonCounts {
+    pub fn add(&mut self, r: Reason) {
+        match self.0.iter_mut().find(|(n, _)| *n == r.0) {
+            Some((_, c)) => *c += 1,
+            None => self.0.push((r.0, 1)),
+        }
+    }
+    pub fn get(&self, r: Reason) -> u64 {
+        self.0.iter().find(|(n, _)| *n == r.0).map_or(0, |&(_, c)| c)
+    }
+    pub fn total(&self) -> u64 {
+        self.0.iter().map(|&(_, c)| c).sum()
+    }
+}
+
+/// A port's statistics, streamed.
 #[derive(Default)]
-pub struct BottleneckStats {
+pub struct PortStats {
     pub measuring: bool,
     pub arrivals: u64,
     pub departures: u64,
     pub departed_bytes: u64,
-    pub drops_overflow: u64,
-    pub drops_early: u64,
-    pub drops_forced: u64,
+    pub drop_reasons: ReasonCounts,
+    pub mark_reasons: ReasonCounts,
+    /// Drops of packets already dequeued for service (CoDel-like), also counted in `drop_reasons`.
+    pub drops_at_dequeue: u64,
     pub marks: u64,
     /// Queue length (packets waiting), time-weighted.
     queue_area: f64,
@@ -25,20 +45,36 @@ pub struct BottleneckStats {
     delay_hist: LogHistogram,
 }
 
-impl BottleneckStats {
+impl PortStats {
     pub fn begin(&mut self, now: Time) {
         self.measuring = true;
         self.queue_since = now;
     }
 
-    pub fn on_drop(&mut self, reason: DropReason) {
+    pub fn on_drop(&mut self, reason: Reason, stage: Stage) {
         if self.measuring {
-            match reason {
-                DropReason::Overflow => self.drops_overflow += 1,
-                DropReason::Early => self.drops_early += 1,
-                DropReason::Forced => self.drops_forced += 1,
+            self.drop_reasons.add(reason);
+            if stage == Stage::AfterDequeue {
+                self.drops_at_dequeue += 1;
             }
         }
+    }
+
+    pub fn on_mark(&mut self, reason: Reason) {
+        if self.measuring {
+            self.marks += 1;
+            self.mark_reasons.add(reason);
+        }
+    }
+
+    pub fn drops_overflow(&self) -> u64 {
+        self.drop_reasons.get(reason::OVERFLOW)
+    }
+    pub fn drops_early(&self) -> u64 {
+        self.drop_reasons.get(reason::EARLY)
+    }
+    pub fn drops_forced(&self) -> u64 {
+        self.drop_reasons.get(reason::FORCED)
     }
 
     /// The queue now holds `len` packets.
@@ -71,7 +107,7 @@ impl BottleneckStats {
     }
 
     pub fn drops(&self) -> u64 {
-        self.drops_overflow + self.drops_early + self.drops_forced
+        self.drop_reasons.total()
     }
 
     pub fn queue_mean(&self, window: Time) -> f64 {
@@ -98,10 +134,22 @@ impl BottleneckStats {
 /// One flow's counters in the measurement window.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowStats {
+    /// ACKs dropped on a queued ACK route.
+    pub ack_drops: u64,
     /// Payload bytes that became in-order at the receiver.
     pub goodput_bytes: u64,
     /// Payload bytes of every data packet that reached the receiver, retransmissions included.
     pub throughput_bytes: u64,
     pub drops: u64,
     pub marks: u64,
+}
+
+impl FlowStats {
+    pub fn add(&mut self, o: &FlowStats) {
+        self.ack_drops += o.ack_drops;
+        self.goodput_bytes += o.goodput_bytes;
+        self.throughput_bytes += o.throughput_bytes;
+        self.drops += o.drops;
+        self.marks += o.marks;
+    }
 }

@@ -3,9 +3,22 @@
 //! The limit counts packets (or bytes) waiting, not the packet being serialized, so a limit of `B`
 //! packets holds `B + 1` in the system, the `K` of M/D/1/K.
 
-use super::{Fifo, Limit, QueueDisc, QueueEffects};
+use super::{resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
+use crate::scenario::ScenarioError;
 use crate::time::Time;
+use crate::units::Bytes;
+use serde::Deserialize;
+
+/// `{ discipline = "droptail", limit = 100 }` (or `limit_bytes = "150KB"`).
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Packets waiting, >= 1.
+    pub limit: Option<u64>,
+    /// Bytes waiting, at least one packet.
+    pub limit_bytes: Option<Bytes>,
+}
 
 pub struct DropTail {
     fifo: Fifo,
@@ -20,6 +33,13 @@ impl DropTail {
     /// Change the limit while running (Optimal Drop-Tail); packets already queued stay.
     pub fn set_limit(&mut self, limit: Limit) {
         self.limit = limit;
+    }
+}
+
+impl Discipline for DropTail {
+    type Spec = Spec;
+    fn build(spec: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
+        Ok(DropTail::new(resolve_limit(spec.limit, spec.limit_bytes, &ctx)?))
     }
 }
 
@@ -41,7 +61,7 @@ impl QueueDisc for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{test_packet, DropReason};
+    use crate::queue::{reason, test_packet, Stage};
 
     #[test]
     fn drops_when_full_in_packets() {
@@ -53,7 +73,7 @@ mod tests {
         assert_eq!(q.len(), 2);
         assert_eq!(fx.drops.len(), 1);
         assert_eq!(fx.drops[0].0.seq, 2);
-        assert_eq!(fx.drops[0].1, DropReason::Overflow);
+        assert_eq!((fx.drops[0].1, fx.drops[0].2), (reason::OVERFLOW, Stage::BeforeEnqueue));
         assert_eq!(q.dequeue(0, &mut fx).unwrap().seq, 0);
     }
 

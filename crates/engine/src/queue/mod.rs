@@ -1,51 +1,80 @@
-//! Queue disciplines behind one trait.
+//! Queue disciplines behind one trait, each owning its settings.
 //!
 //! As in ns-3's traffic-control layer, a discipline only decides; every drop and mark goes through
-//! [`QueueEffects`], so reasons are counted in one place for all disciplines. A discipline may drop or mark
-//! packets already queued (Global Notifier, the index policy), change its own limit, and ask for a timer
-//! (BLUE, ARED, ODT/OB) through [`QueueDisc::next_timer`].
+//! [`QueueEffects`] with a named [`Reason`], so reasons are counted in one place for all disciplines and drops
+//! after dequeue (CoDel-like) are told apart from drops before enqueue. A discipline may drop or mark packets
+//! already queued (Global Notifier, the index policy), change its own limit, ask for a timer (BLUE, ARED,
+//! ODT/OB) through [`QueueDisc::next_timer`], and be told how many flows are active through it.
+//!
+//! Each discipline's file holds its scenario table (`Spec`: parameters, defaults), its checks and its
+//! construction from a [`QueueContext`] (link rate, packet size, configured flow count, its own random
+//! stream), so the topology never names a discipline. Adding one is a new file implementing [`Discipline`]
+//! and one line in the `disciplines!` list below.
 
 pub mod droptail;
 pub mod red;
 
 use crate::packet::{Ecn, Packet};
+use crate::rng::Rng;
+use crate::scenario::{check, err, from_value, ScenarioError};
 use crate::time::Time;
+use crate::units::Bytes;
+use serde::de::DeserializeOwned;
 use std::collections::VecDeque;
 
 pub use droptail::DropTail;
-pub use red::{Red, RedParams};
+pub use red::Red;
 
-/// Why a packet was dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DropReason {
+/// Why a packet was dropped or marked: an open set of names, counted per name in the results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Reason(pub &'static str);
+
+/// The reasons the built-in disciplines use.
+pub mod reason {
+    use super::Reason;
     /// The buffer was full.
-    Overflow,
+    pub const OVERFLOW: Reason = Reason("overflow");
     /// An AQM's probabilistic (early) decision.
-    Early,
+    pub const EARLY: Reason = Reason("early");
     /// An AQM's forced drop (RED above max_th, or 2·max_th in gentle mode).
-    Forced,
+    pub const FORCED: Reason = Reason("forced");
 }
 
-/// What a discipline did besides queueing: drops with reasons and CE marks. The caller drains it.
+/// Where a drop happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The arriving packet (or one already queued, pushed out by it) was refused.
+    BeforeEnqueue,
+    /// A packet taken from the head for service was discarded instead (CoDel, PIE's dequeue drops).
+    AfterDequeue,
+}
+
+/// What a discipline did besides queueing: drops and CE marks with their reasons. The caller drains it.
 #[derive(Default)]
 pub struct QueueEffects {
-    pub drops: Vec<(Packet, DropReason)>,
+    pub drops: Vec<(Packet, Reason, Stage)>,
     /// Flows whose packets were CE-marked, one entry per mark.
-    pub marks: Vec<u32>,
+    pub marks: Vec<(u32, Reason)>,
 }
 
 impl QueueEffects {
-    pub fn drop(&mut self, pkt: Packet, reason: DropReason) {
-        self.drops.push((pkt, reason));
+    /// Drop before enqueue (the arriving packet, or a queued one it displaces).
+    pub fn drop(&mut self, pkt: Packet, reason: Reason) {
+        self.drops.push((pkt, reason, Stage::BeforeEnqueue));
+    }
+
+    /// Drop a packet just dequeued for service.
+    pub fn drop_after_dequeue(&mut self, pkt: Packet, reason: Reason) {
+        self.drops.push((pkt, reason, Stage::AfterDequeue));
     }
 
     /// Set CE on an ECN-capable packet; returns false (and leaves it alone) if it is Not-ECT.
-    pub fn mark(&mut self, pkt: &mut Packet) -> bool {
+    pub fn mark(&mut self, pkt: &mut Packet, reason: Reason) -> bool {
         match pkt.ecn {
             Ecn::NotEct => false,
             Ecn::Ect => {
                 pkt.ecn = Ecn::Ce;
-                self.marks.push(pkt.flow);
+                self.marks.push((pkt.flow, reason));
                 true
             }
             Ecn::Ce => true,
@@ -100,7 +129,7 @@ impl Fifo {
             pkt.enqueued_at = now;
             self.push(pkt);
         } else {
-            fx.drop(pkt, DropReason::Overflow);
+            fx.drop(pkt, reason::OVERFLOW);
         }
     }
 }
@@ -141,45 +170,187 @@ pub trait QueueDisc {
     }
     /// The timer fired.
     fn on_timer(&mut self, _now: Time, _fx: &mut QueueEffects) {}
+    /// The number of flows active through this port changed (a flow started, stopped or finished).
+    fn on_active_flows(&mut self, _active: u32) {}
 }
 
-/// Static dispatch over the disciplines, so the hot path pays no virtual call.
-pub enum AnyQueue {
-    DropTail(DropTail),
-    Red(Box<Red>),
+/// What a discipline is built from.
+pub struct QueueContext<'a> {
+    /// The scenario field of its table, for errors (`bottleneck.queue`, `links[2].queue`).
+    pub field: &'a str,
+    /// The output link's rate, bits/s.
+    pub link_rate_bps: f64,
+    /// The data packet size of the flows crossing it (the largest, if groups differ), bytes.
+    pub packet_size: u32,
+    /// TCP flows whose route crosses the port (the configured N; arrival-driven groups count their mean
+    /// number in the system, rounded up).
+    pub flows: u32,
+    /// Whether some sender crossing the port sends ECN-capable packets.
+    pub ecn_senders: bool,
+    /// The port's own random stream.
+    pub rng: Rng,
 }
 
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyQueue::DropTail($q) => $e,
-            AnyQueue::Red($q) => $e,
+impl QueueContext<'_> {
+    /// The field name of one parameter.
+    pub fn field(&self, param: &str) -> String {
+        format!("{}.{param}", self.field)
+    }
+}
+
+/// A discipline built from its scenario table.
+pub trait Discipline: QueueDisc + Sized {
+    /// Its parameters as a scenario writes them (with `deny_unknown_fields` and defaults).
+    type Spec: DeserializeOwned + Clone + std::fmt::Debug;
+    fn build(spec: &Self::Spec, ctx: QueueContext) -> Result<Self, ScenarioError>;
+}
+
+/// The buffer limit of a scenario table: `limit` (packets) or `limit_bytes`, exactly one.
+pub fn resolve_limit(
+    limit: Option<u64>,
+    limit_bytes: Option<Bytes>,
+    ctx: &QueueContext,
+) -> Result<Limit, ScenarioError> {
+    match (limit, limit_bytes) {
+        (Some(_), Some(_)) => {
+            err(&ctx.field("limit"), "give either limit (packets) or limit_bytes, not both")
+        }
+        (Some(n), None) => {
+            check(&ctx.field("limit"), (1..=1 << 40).contains(&n), "in [1, 2^40] packets", n)?;
+            Ok(Limit::Packets(n))
+        }
+        (None, Some(b)) => {
+            let ok = b.0.is_finite() && b.0 >= ctx.packet_size as f64 && b.0 <= 1e15;
+            check(&ctx.field("limit_bytes"), ok, ">= one packet (tcp.packet_size) and <= 1e15", b.0)?;
+            Ok(Limit::Bytes(b.0 as u64))
+        }
+        (None, None) => err(&ctx.field("limit"), "required: packets waiting, >= 1 (or limit_bytes)"),
+    }
+}
+
+macro_rules! disciplines {
+    ($($variant:ident, $name:literal => $ty:ident),* $(,)?) => {
+        /// A discipline's table from a scenario, parsed but not yet built.
+        #[derive(Debug, Clone)]
+        pub enum QueueSpec { $($variant(<$ty as Discipline>::Spec)),* }
+
+        /// Static dispatch over the disciplines, so the hot path pays no virtual call.
+        pub enum AnyQueue { $($variant($ty)),* }
+
+        /// The names a scenario may give as `discipline`.
+        pub const DISCIPLINES: &[&str] = &[$($name),*];
+
+        impl QueueSpec {
+            /// Parse a queue table (`{ discipline = "red", ... }`) at scenario field `field`.
+            pub fn parse(value: &serde_json::Value, field: &str) -> Result<QueueSpec, ScenarioError> {
+                let Some(table) = value.as_object() else {
+                    return err(field, "expected a table such as { discipline = \"droptail\", limit = 100 }");
+                };
+                let mut rest = table.clone();
+                let name = match rest.remove("discipline") {
+                    Some(serde_json::Value::String(s)) => s,
+                    _ => return err(&format!("{field}.discipline"),
+                        format!("required: one of {}", DISCIPLINES.join(", "))),
+                };
+                let rest = serde_json::Value::Object(rest);
+                match name.as_str() {
+                    $($name => Ok(QueueSpec::$variant(from_value(rest, field)?)),)*
+                    other => err(&format!("{field}.discipline"),
+                        format!("unknown discipline {other:?}: expected one of {}", DISCIPLINES.join(", "))),
+                }
+            }
+
+            /// Check the parameters against the port and build the discipline.
+            pub fn build(&self, ctx: QueueContext) -> Result<AnyQueue, ScenarioError> {
+                Ok(match self { $(QueueSpec::$variant(s) => AnyQueue::$variant($ty::build(s, ctx)?)),* })
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self { $(QueueSpec::$variant(_) => $name),* }
+            }
+        }
+
+        macro_rules! each_queue {
+            ($self_:ident, $q:ident => $e:expr) => { match $self_ { $(AnyQueue::$variant($q) => $e),* } };
         }
     };
 }
 
+disciplines! {
+    Droptail, "droptail" => DropTail,
+    Red, "red" => Red,
+}
+
 impl QueueDisc for AnyQueue {
     fn enqueue(&mut self, pkt: Packet, now: Time, fx: &mut QueueEffects) {
-        dispatch!(self, q => q.enqueue(pkt, now, fx))
+        each_queue!(self, q => q.enqueue(pkt, now, fx))
     }
     fn dequeue(&mut self, now: Time, fx: &mut QueueEffects) -> Option<Packet> {
-        dispatch!(self, q => q.dequeue(now, fx))
+        each_queue!(self, q => q.dequeue(now, fx))
     }
     fn len(&self) -> usize {
-        dispatch!(self, q => q.len())
+        each_queue!(self, q => q.len())
     }
     fn bytes(&self) -> u64 {
-        dispatch!(self, q => q.bytes())
+        each_queue!(self, q => q.bytes())
     }
     fn next_timer(&self) -> Option<Time> {
-        dispatch!(self, q => q.next_timer())
+        each_queue!(self, q => q.next_timer())
     }
     fn on_timer(&mut self, now: Time, fx: &mut QueueEffects) {
-        dispatch!(self, q => q.on_timer(now, fx))
+        each_queue!(self, q => q.on_timer(now, fx))
+    }
+    fn on_active_flows(&mut self, active: u32) {
+        each_queue!(self, q => q.on_active_flows(active))
     }
 }
 
 #[cfg(test)]
 pub(crate) fn test_packet(flow: u32, seq: u32, size: u32) -> Packet {
-    Packet { flow, seq, size, ecn: Ecn::NotEct, cwr: false, retransmit: false, tag: 0.0, enqueued_at: 0 }
+    Packet { flow, seq, size, ..Packet::default() }
+}
+
+#[cfg(test)]
+pub(crate) fn test_context(field: &str) -> QueueContext<'_> {
+    QueueContext {
+        field,
+        link_rate_bps: 8e6,
+        packet_size: 1000,
+        flows: 1,
+        ecn_senders: true,
+        rng: Rng::new(1, 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_inside_a_queue_table_name_the_parameter() {
+        let v = serde_json::json!({"discipline": "red", "limit": 50, "max_p": "high"});
+        let e = QueueSpec::parse(&v, "links[1].queue").unwrap_err();
+        assert_eq!(e.field, "links[1].queue.max_p");
+        let v = serde_json::json!({"discipline": "droptail", "limit": -1});
+        assert_eq!(QueueSpec::parse(&v, "bottleneck.queue").unwrap_err().field, "bottleneck.queue.limit");
+        let v = serde_json::json!({"discipline": "droptail", "limit": 5, "colour": 1});
+        let e = QueueSpec::parse(&v, "q").unwrap_err();
+        assert!(e.to_string().contains("colour"), "{e}");
+        let v = serde_json::json!({"discipline": "codel"});
+        let e = QueueSpec::parse(&v, "q").unwrap_err();
+        assert_eq!(e.field, "q.discipline");
+        assert!(e.message.contains("droptail, red"), "{e}");
+        let v = serde_json::json!({"limit": 5});
+        assert_eq!(QueueSpec::parse(&v, "q").unwrap_err().field, "q.discipline");
+    }
+
+    #[test]
+    fn limits_are_checked_against_the_port() {
+        let ctx = test_context("q");
+        assert_eq!(resolve_limit(Some(0), None, &ctx).unwrap_err().field, "q.limit");
+        assert_eq!(resolve_limit(None, Some(Bytes(10.0)), &ctx).unwrap_err().field, "q.limit_bytes");
+        assert_eq!(resolve_limit(None, None, &ctx).unwrap_err().field, "q.limit");
+        assert_eq!(resolve_limit(Some(3), Some(Bytes(3000.0)), &ctx).unwrap_err().field, "q.limit");
+        assert_eq!(resolve_limit(None, Some(Bytes(3000.0)), &ctx).unwrap(), Limit::Bytes(3000));
+    }
 }

@@ -18,12 +18,80 @@
 //! Defaults are ns-2's (`min_th` 5, `max_th` 15, `max_p` 0.1 = 1/linterm 10, `w` 0.002, gentle, wait), except
 //! `mean_pktsize`, which defaults to the scenario's packet size instead of ns-2's constant 500 B.
 
-use super::{DropReason, Fifo, Limit, QueueDisc, QueueEffects};
+use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
+use crate::scenario::{check, err, finite_range, ScenarioError};
 use crate::time::{to_secs, Time};
+use crate::units::Bytes;
+use serde::Deserialize;
 
-/// RED's parameters (packet mode).
+/// `{ discipline = "red", limit = 100, min_th = 5, max_th = 15, ... }`: thresholds in packets.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct Spec {
+    pub limit: Option<u64>,
+    pub limit_bytes: Option<Bytes>,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub weight: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    /// Mark ECN-capable packets instead of dropping them early (needs ECN senders).
+    pub ecn: bool,
+    /// Default: the data packet size.
+    pub mean_pktsize: Option<Bytes>,
+}
+
+impl Default for Spec {
+    /// ns-2's defaults.
+    fn default() -> Self {
+        Spec {
+            limit: None,
+            limit_bytes: None,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+            gentle: true,
+            wait: true,
+            ecn: false,
+            mean_pktsize: None,
+        }
+    }
+}
+
+impl Discipline for Red {
+    type Spec = Spec;
+    fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
+        let limit = resolve_limit(s.limit, s.limit_bytes, &ctx)?;
+        finite_range(&ctx.field("min_th"), s.min_th, 0.0, 1e9, ">= 0 packets")?;
+        check(&ctx.field("max_th"), s.max_th.is_finite() && s.max_th > s.min_th, "> min_th", s.max_th)?;
+        check(&ctx.field("max_p"), s.max_p > 0.0 && s.max_p <= 1.0, "in (0, 1]", s.max_p)?;
+        check(&ctx.field("weight"), s.weight > 0.0 && s.weight <= 1.0, "in (0, 1]", s.weight)?;
+        let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |m| m.0);
+        finite_range(&ctx.field("mean_pktsize"), mean, 1.0, 65535.0, "in [1, 65535] bytes")?;
+        if s.ecn && !ctx.ecn_senders {
+            return err(&ctx.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
+        }
+        let params = RedParams {
+            min_th: s.min_th,
+            max_th: s.max_th,
+            max_p: s.max_p,
+            weight: s.weight,
+            gentle: s.gentle,
+            wait: s.wait,
+            ecn: s.ecn,
+            mean_pktsize: mean as u32,
+            link_rate_bps: ctx.link_rate_bps,
+            limit,
+        };
+        Ok(Red::new(params, ctx.rng))
+    }
+}
+
+/// RED's parameters (packet mode), resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedParams {
     pub min_th: f64,
@@ -169,10 +237,10 @@ impl Red {
 impl QueueDisc for Red {
     fn enqueue(&mut self, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
         match self.decide(now) {
-            RedDecision::Forced => return fx.drop(pkt, DropReason::Forced),
+            RedDecision::Forced => return fx.drop(pkt, reason::FORCED),
             RedDecision::Early => {
-                if !(self.p.ecn && fx.mark(&mut pkt)) {
-                    return fx.drop(pkt, DropReason::Early);
+                if !(self.p.ecn && fx.mark(&mut pkt, reason::EARLY)) {
+                    return fx.drop(pkt, reason::EARLY);
                 }
             }
             RedDecision::Accept => {}
@@ -285,7 +353,10 @@ mod tests {
         assert!(fx.drops.is_empty());
         // The 16th arrival sees q = 15 = max_th.
         r.enqueue(test_packet(0, 15, 1000), 0, &mut fx);
-        assert_eq!(fx.drops, vec![(test_packet(0, 15, 1000), DropReason::Forced)]);
+        assert_eq!(
+            fx.drops,
+            vec![(test_packet(0, 15, 1000), reason::FORCED, crate::queue::Stage::BeforeEnqueue)]
+        );
         assert_eq!(r.len(), 15);
     }
 
@@ -322,7 +393,7 @@ mod tests {
             }
         }
         assert!(!fx.marks.is_empty());
-        assert!(fx.drops.iter().all(|d| d.1 != DropReason::Early));
+        assert!(fx.drops.iter().all(|d| d.1 != reason::EARLY));
     }
 
     #[test]

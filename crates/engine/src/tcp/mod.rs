@@ -35,7 +35,7 @@ pub enum BackoffEnd {
     NewAck,
 }
 
-/// Settings shared by all flows of a scenario.
+/// The TCP settings of a flow group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     /// Wire size of a data packet, bytes.
@@ -55,4 +55,6 @@ pub struct TcpConfig {
     pub backoff_end: BackoffEnd,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
+    /// Spread the window evenly over the smoothed RTT (see [`sender`]).
+    pub pacing: bool,
 }

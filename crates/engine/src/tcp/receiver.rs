@@ -8,7 +8,8 @@
 
 use super::TcpConfig;
 use crate::packet::{Ack, Ecn, Packet, MAX_SACK_BLOCKS};
-use crate::time::{Time, NEVER};
+use crate::time::Time;
+use crate::timer::Timer;
 
 /// A block of segments received above the cumulative point, `[start, end)`, and when it last changed.
 #[derive(Clone, Copy, Debug)]
@@ -27,10 +28,8 @@ pub struct Receiver {
     ece: bool,
     /// Segments received since the last ACK went out.
     unacked: u32,
-    /// When the delayed-ACK timer expires (`NEVER` if unarmed).
-    pub delack_deadline: Time,
-    /// When the scheduled delayed-ACK event fires (`NEVER` if none).
-    pub delack_event_at: Time,
+    /// The delayed-ACK timer, on the receiver's clock.
+    pub delack: Timer,
 }
 
 /// What the receiver did with a data packet.
@@ -43,7 +42,7 @@ pub struct Delivery {
 
 impl Receiver {
     pub fn new() -> Self {
-        Receiver { delack_deadline: NEVER, delack_event_at: NEVER, ..Default::default() }
+        Receiver::default()
     }
 
     pub fn rcv_nxt(&self) -> u32 {
@@ -78,16 +77,14 @@ impl Receiver {
         if ack_now {
             Delivery { new_in_order, ack: Some(self.make_ack(first_block, cfg)) }
         } else {
-            if self.delack_deadline == NEVER {
-                self.delack_deadline = now + cfg.delayed_ack_timeout;
-            }
+            self.delack.arm_if_idle(now + cfg.delayed_ack_timeout);
             Delivery { new_in_order, ack: None }
         }
     }
 
     /// The delayed-ACK timer fired: the pending ACK, if one is still owed.
     pub fn on_delack_timer(&mut self, cfg: &TcpConfig) -> Option<Ack> {
-        self.delack_deadline = NEVER;
+        self.delack.cancel();
         (self.unacked > 0).then(|| self.make_ack(None, cfg))
     }
 
@@ -120,7 +117,7 @@ impl Receiver {
 
     fn make_ack(&mut self, first_block: Option<usize>, cfg: &TcpConfig) -> Ack {
         self.unacked = 0;
-        self.delack_deadline = NEVER;
+        self.delack.cancel();
         let mut ack = Ack { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
         if cfg.sack && !self.blocks.is_empty() {
             let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
@@ -170,20 +167,12 @@ mod tests {
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
+            pacing: false,
         }
     }
 
     fn data(seq: u32) -> Packet {
-        Packet {
-            flow: 0,
-            seq,
-            size: 1000,
-            ecn: Ecn::Ect,
-            cwr: false,
-            retransmit: false,
-            tag: 0.0,
-            enqueued_at: 0,
-        }
+        Packet { seq, size: 1000, ecn: Ecn::Ect, ..Packet::default() }
     }
 
     #[test]
@@ -213,9 +202,9 @@ mod tests {
         let c = cfg(true);
         let mut r = Receiver::new();
         assert!(r.on_data(&data(0), 10, &c).ack.is_none());
-        assert_eq!(r.delack_deadline, 110);
+        assert_eq!(r.delack.deadline(), 110);
         assert_eq!(r.on_data(&data(1), 20, &c).ack.unwrap().ack, 2);
-        assert_eq!(r.delack_deadline, NEVER);
+        assert!(!r.delack.is_armed());
         assert!(r.on_data(&data(2), 30, &c).ack.is_none());
         assert_eq!(r.on_delack_timer(&c).unwrap().ack, 3);
         assert!(r.on_delack_timer(&c).is_none());

@@ -11,6 +11,15 @@ pub struct RttEstimator {
     base_rto: Time,
     backoff: u32,
     has_sample: bool,
+    latest: Time,
+    min: Time,
+}
+
+impl Default for RttEstimator {
+    /// An estimator with no sample and a 1 s initial timeout (RFC 6298 §2.1).
+    fn default() -> Self {
+        RttEstimator::new(&RtoBounds { initial: from_secs(1.0), min: 0, max: Time::MAX, granularity: 0 })
+    }
 }
 
 /// The timer's bounds.
@@ -24,10 +33,20 @@ pub struct RtoBounds {
 
 impl RttEstimator {
     pub fn new(b: &RtoBounds) -> Self {
-        RttEstimator { srtt: 0.0, rttvar: 0.0, base_rto: b.initial, backoff: 0, has_sample: false }
+        RttEstimator {
+            srtt: 0.0,
+            rttvar: 0.0,
+            base_rto: b.initial,
+            backoff: 0,
+            has_sample: false,
+            latest: 0,
+            min: Time::MAX,
+        }
     }
 
     pub fn sample(&mut self, r: Time, b: &RtoBounds) {
+        self.latest = r;
+        self.min = self.min.min(r);
         let r = to_secs(r);
         if self.has_sample {
             self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
@@ -56,8 +75,19 @@ impl RttEstimator {
         self.backoff = (self.backoff + 1).min(30);
     }
 
+    /// The smoothed RTT, seconds, once there is a sample.
     pub fn srtt(&self) -> Option<f64> {
         self.has_sample.then_some(self.srtt)
+    }
+
+    /// The latest valid sample, once there is one.
+    pub fn latest(&self) -> Option<Time> {
+        self.has_sample.then_some(self.latest)
+    }
+
+    /// The smallest sample so far, once there is one.
+    pub fn min_rtt(&self) -> Option<Time> {
+        self.has_sample.then_some(self.min)
     }
 }
 

@@ -1,4 +1,12 @@
-//! The TCP sender's state machine for one bulk flow (always has data to send while active).
+//! The TCP sender's state machine for one flow: bulk (always has data while active) or finite (`size`
+//! segments, then done).
+//!
+//! Congestion control is a [`CongestionControl`] whose hooks get the sender's clock, its RTT estimator and
+//! the data in flight; the sender never names a variant. With pacing (the controller's `pacing_gap`, or
+//! `tcp.pacing`: the window spread evenly over the smoothed RTT, `gap = srtt / cwnd`, as Enachescu et al.
+//! §2.6 and Linux's `sk_pacing_rate` at ratio 1), every transmission, new or retransmitted, waits for the
+//! previous one plus the gap; before the first RTT sample nothing is paced. Each packet carries the
+//! controller's `tag`.
 //!
 //! Loss detection and recovery:
 //! - **Fast retransmit** on `dupack_threshold` duplicate ACKs, or (with SACK) when the first unacknowledged
@@ -26,12 +34,13 @@
 //! RTT samples come from every ACK that acknowledges new data whose newest acknowledged segment was never
 //! retransmitted (Karn), as with the timestamp option.
 
-use super::cc::{AnyCc, CongestionControl, Window};
+use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{BackoffEnd, InFlight, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
-use crate::time::{Time, NEVER};
+use crate::time::{from_secs, Time, NEVER};
+use crate::timer::Timer;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -52,12 +61,14 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
 }
 
-pub struct Sender {
+pub struct Sender<C = AnyCc> {
     pub flow: u32,
-    cc: AnyCc,
+    cc: C,
     win: Window,
     snd_una: u32,
     snd_nxt: u32,
+    /// Segments to send in all (`u32::MAX`: a bulk flow).
+    size: u32,
     /// State of each outstanding segment `snd_una + i`.
     sb: Scoreboard,
     dupacks: u32,
@@ -68,24 +79,41 @@ pub struct Sender {
     /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
     head_retransmit_pending: bool,
     rtt: RttEstimator,
-    /// When the retransmission timer expires (`NEVER` if unarmed).
-    pub rto_deadline: Time,
-    /// When the scheduled timer event fires (`NEVER` if none is scheduled).
-    pub rto_event_at: Time,
+    /// The retransmission timer (RFC 6298).
+    pub rto: Timer,
+    /// When paced, the next transmission's earliest time.
+    pub pace: Timer,
     active: bool,
     /// No new data from this time on (`NEVER`: runs to the end).
     stop_at: Time,
     pub stats: SenderStats,
 }
 
-impl Sender {
-    pub fn new(flow: u32, cc: AnyCc, cfg: &TcpConfig) -> Self {
+/// The hooks' view of a sender (built from its fields, so the controller can be borrowed mutably beside it).
+fn context<'a>(
+    rtt: &'a RttEstimator,
+    sb: &Scoreboard,
+    flight: u32,
+    now: Time,
+    cfg: &TcpConfig,
+) -> CcContext<'a> {
+    let pipe = sb.pipe();
+    let in_flight = match cfg.ssthresh_from {
+        InFlight::FlightSize => flight,
+        InFlight::Pipe => pipe,
+    };
+    CcContext { now, rtt, flight, pipe, in_flight }
+}
+
+impl<C: CongestionControl> Sender<C> {
+    pub fn new(flow: u32, cc: C, cfg: &TcpConfig) -> Self {
         Sender {
             flow,
             cc,
             win: Window { cwnd: cfg.initial_window, ssthresh: f64::INFINITY },
             snd_una: 0,
             snd_nxt: 0,
+            size: u32::MAX,
             sb: Scoreboard::default(),
             dupacks: 0,
             phase: Phase::Open,
@@ -94,12 +122,18 @@ impl Sender {
             cwr_pending: false,
             head_retransmit_pending: false,
             rtt: RttEstimator::new(&cfg.rto),
-            rto_deadline: NEVER,
-            rto_event_at: NEVER,
+            rto: Timer::default(),
+            pace: Timer::default(),
             active: false,
             stop_at: NEVER,
             stats: SenderStats::default(),
         }
+    }
+
+    /// A finite flow of `segments` segments (at least one).
+    pub fn with_size(mut self, segments: u32) -> Self {
+        self.size = segments.max(1);
+        self
     }
 
     pub fn cwnd(&self) -> f64 {
@@ -117,10 +151,23 @@ impl Sender {
     pub fn srtt(&self) -> Option<f64> {
         self.rtt.srtt()
     }
+    pub fn controller(&self) -> &C {
+        &self.cc
+    }
+    /// A finite flow whose every segment is acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.size != u32::MAX && self.snd_una >= self.size
+    }
     fn flight(&self) -> u32 {
         self.snd_nxt - self.snd_una
     }
-    /// Start sending (the initial window goes out at once).
+
+    /// The earliest of the sender's timers (RTO, pacing), on its clock.
+    pub fn next_deadline(&self) -> Time {
+        self.rto.deadline().min(self.pace.deadline())
+    }
+
+    /// Start sending (the initial window goes out at once, unless paced).
     pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         self.active = true;
         self.transmit(now, cfg, out);
@@ -148,8 +195,13 @@ impl Sender {
             }
             self.snd_una = ack.ack;
             self.dupacks = 0;
-            self.on_new_ack(newly_acked, cfg);
-            self.rto_deadline = if self.flight() > 0 { now + self.rtt.rto(&cfg.rto) } else { NEVER };
+            self.on_new_ack(newly_acked, now, cfg);
+            if self.flight() > 0 {
+                self.rto.arm(now + self.rtt.rto(&cfg.rto));
+            } else {
+                self.rto.cancel();
+                self.pace.cancel();
+            }
         } else if self.flight() > 0 {
             self.dupacks += 1;
             if self.phase == Phase::FastRecovery && !cfg.sack {
@@ -157,27 +209,33 @@ impl Sender {
             }
         }
         if cfg.ecn && ack.ece && newly_acked > 0 && self.phase == Phase::Open {
-            self.congestion_signal(cfg);
+            self.congestion_signal(Signal::Ecn, now, cfg);
             self.win.cwnd = self.win.ssthresh;
             self.phase = Phase::Cwr;
             self.stats.ecn_reductions += 1;
         }
-        self.detect_loss(cfg);
+        self.detect_loss(now, cfg);
         self.transmit(now, cfg, out);
     }
 
-    fn on_new_ack(&mut self, newly_acked: u32, cfg: &TcpConfig) {
+    fn grow(&mut self, newly_acked: u32, now: Time, cfg: &TcpConfig) {
+        let ctx = context(&self.rtt, &self.sb, self.snd_nxt - self.snd_una, now, cfg);
+        self.cc.on_ack(&mut self.win, newly_acked, &ctx);
+    }
+
+    fn on_new_ack(&mut self, newly_acked: u32, now: Time, cfg: &TcpConfig) {
         let recover = self.recover.unwrap_or(0);
         match self.phase {
-            Phase::Open => self.cc.on_ack(&mut self.win, newly_acked),
+            Phase::Open => self.grow(newly_acked, now, cfg),
             Phase::Cwr if self.snd_una > self.ecn_recover => {
                 self.phase = Phase::Open;
-                self.cc.on_ack(&mut self.win, newly_acked);
+                self.grow(newly_acked, now, cfg);
             }
             Phase::Cwr => {}
             Phase::FastRecovery if self.snd_una >= recover => {
                 self.phase = Phase::Open;
                 self.win.cwnd = self.win.ssthresh;
+                self.recovery_end(now, cfg);
             }
             Phase::FastRecovery => {
                 if !cfg.sack {
@@ -187,12 +245,18 @@ impl Sender {
                 }
             }
             Phase::TimeoutRecovery => {
-                self.cc.on_ack(&mut self.win, newly_acked);
+                self.grow(newly_acked, now, cfg);
                 if self.snd_una >= recover {
                     self.phase = Phase::Open;
+                    self.recovery_end(now, cfg);
                 }
             }
         }
+    }
+
+    fn recovery_end(&mut self, now: Time, cfg: &TcpConfig) {
+        let ctx = context(&self.rtt, &self.sb, self.snd_nxt - self.snd_una, now, cfg);
+        self.cc.on_recovery_end(&mut self.win, &ctx);
     }
 
     fn apply_sack(&mut self, ack: &Ack) {
@@ -205,19 +269,16 @@ impl Sender {
         }
     }
 
-    /// A loss or ECN signal: `ssthresh` from the controller, given the data in flight measured as
+    /// A loss, ECN or timeout signal: `ssthresh` from the controller, given the data in flight measured as
     /// `cfg.ssthresh_from` says.
-    fn congestion_signal(&mut self, cfg: &TcpConfig) {
-        let in_flight = match cfg.ssthresh_from {
-            InFlight::FlightSize => self.flight(),
-            InFlight::Pipe => self.sb.pipe(),
-        };
-        self.win.ssthresh = self.cc.ssthresh_after_congestion(&self.win, in_flight);
+    fn congestion_signal(&mut self, signal: Signal, now: Time, cfg: &TcpConfig) {
+        let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+        self.win.ssthresh = self.cc.ssthresh(&self.win, signal, &ctx);
         self.ecn_recover = self.snd_nxt;
         self.cwr_pending = cfg.ecn;
     }
 
-    fn detect_loss(&mut self, cfg: &TcpConfig) {
+    fn detect_loss(&mut self, now: Time, cfg: &TcpConfig) {
         if self.flight() == 0 {
             return;
         }
@@ -238,7 +299,7 @@ impl Sender {
         self.stats.fast_recoveries += 1;
         // With `InFlight::Pipe`, measured as ns-3 does: before this ACK's losses are marked, so SACKed
         // segments are out but the holes still count.
-        self.congestion_signal(cfg);
+        self.congestion_signal(Signal::Loss, now, cfg);
         self.sb.mark_lost(0);
         if cfg.sack {
             self.sb.mark_lost_by_sack(cfg.dupack_threshold);
@@ -249,28 +310,57 @@ impl Sender {
         }
     }
 
-    /// The retransmission timer fired at `now` (the caller checked `now >= rto_deadline`).
+    /// A timer is due at `now` (the caller checked `now >= next_deadline()`): the retransmission timer
+    /// first, else the pacing timer.
+    pub fn on_timer(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        if self.rto.deadline() <= now {
+            self.on_timeout(now, cfg, out);
+        } else if self.pace.deadline() <= now {
+            self.pace.cancel();
+            self.transmit(now, cfg, out);
+        }
+    }
+
+    /// The retransmission timer expired at `now`.
     pub fn on_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
-        self.rto_deadline = NEVER;
+        self.rto.cancel();
         if self.flight() == 0 {
             return;
         }
         self.stats.timeouts += 1;
-        self.congestion_signal(cfg);
-        self.win.cwnd = self.cc.loss_window();
+        self.congestion_signal(Signal::Timeout, now, cfg);
+        let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+        self.win.cwnd = self.cc.loss_window(&self.win, &ctx);
         self.phase = Phase::TimeoutRecovery;
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
         self.sb.mark_all_lost();
         self.rtt.back_off();
+        self.pace.cancel();
         self.transmit(now, cfg, out);
     }
 
     fn may_send_new(&self, now: Time, cfg: &TcpConfig) -> bool {
-        self.active && now < self.stop_at && self.flight() < cfg.max_window
+        self.active && now < self.stop_at && self.flight() < cfg.max_window && self.snd_nxt < self.size
+    }
+
+    /// The gap between paced transmissions, if pacing applies now.
+    fn pacing_gap(&self, now: Time, cfg: &TcpConfig) -> Option<Time> {
+        let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+        self.cc.pacing_gap(&self.win, &ctx).or_else(|| {
+            let srtt = self.rtt.srtt().filter(|_| cfg.pacing)?;
+            Some(from_secs(srtt / self.win.cwnd.max(1.0)).max(1))
+        })
     }
 
     fn transmit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        // Paced: at most one packet now, the next one a gap later.
+        let gap = if cfg.pacing || C::PACES { self.pacing_gap(now, cfg) } else { None };
+        if gap.is_some() && self.pace.is_armed() {
+            return;
+        }
+        let before = out.len();
+        let quota = if gap.is_some() { before + 1 } else { usize::MAX };
         let cwnd = self.win.cwnd.max(1.0) as u32; // truncation = floor for positive values
         let pipe_mode =
             self.phase == Phase::TimeoutRecovery || (cfg.sack && self.phase == Phase::FastRecovery);
@@ -279,7 +369,7 @@ impl Sender {
                 self.emit(self.snd_una, true, now, cfg, out);
             }
             let mut pipe = self.sb.pipe();
-            while pipe < cwnd {
+            while pipe < cwnd && out.len() < quota {
                 if let Some(i) = self.sb.next_lost() {
                     self.emit(self.snd_una + i as u32, true, now, cfg, out);
                 } else if self.may_send_new(now, cfg) {
@@ -296,13 +386,19 @@ impl Sender {
         } else {
             // Open, CWR, or NewReno fast recovery: the one marked hole goes out at once, then new data by
             // flight, with up to two extra segments on the first duplicate ACKs (limited transmit).
-            while let Some(i) = self.sb.next_lost() {
+            while out.len() < quota {
+                let Some(i) = self.sb.next_lost() else { break };
                 self.emit(self.snd_una + i as u32, true, now, cfg, out);
             }
             let limited = matches!(self.phase, Phase::Open | Phase::Cwr) && cfg.limited_transmit;
             let window = cwnd + if limited { self.dupacks.min(2) } else { 0 };
-            while self.flight() < window && self.may_send_new(now, cfg) {
+            while self.flight() < window && self.may_send_new(now, cfg) && out.len() < quota {
                 self.emit(self.snd_nxt, false, now, cfg, out);
+            }
+        }
+        if let Some(gap) = gap {
+            if out.len() > before {
+                self.pace.arm(now + gap);
             }
         }
     }
@@ -319,9 +415,13 @@ impl Sender {
             self.cwr_pending &= !cwr;
         }
         self.stats.sent += 1;
-        if self.rto_deadline == NEVER {
-            self.rto_deadline = now + self.rtt.rto(&cfg.rto);
-        }
+        self.rto.arm_if_idle(now + self.rtt.rto(&cfg.rto));
+        let tag = if C::TAGS {
+            let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+            self.cc.tag(&self.win, &ctx)
+        } else {
+            0.0
+        };
         out.push(Packet {
             flow: self.flow,
             seq,
@@ -329,8 +429,8 @@ impl Sender {
             ecn: if ect { Ecn::Ect } else { Ecn::NotEct },
             cwr,
             retransmit,
-            tag: 0.0,
-            enqueued_at: 0,
+            tag,
+            ..Packet::default()
         });
     }
 }
@@ -362,6 +462,7 @@ mod tests {
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
+            pacing: false,
         }
     }
 
@@ -381,23 +482,23 @@ mod tests {
     #[test]
     fn initial_window_then_slow_start() {
         let c = cfg(true, false);
-        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
         assert_eq!(seqs(&mut out), (0..10).map(|q| (q, false)).collect::<Vec<_>>());
-        assert_eq!(s.rto_deadline, from_secs(1.0));
+        assert_eq!(s.rto.deadline(), from_secs(1.0));
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
         // cwnd 11, flight 9 -> two new segments
         assert_eq!(seqs(&mut out), vec![(10, false), (11, false)]);
         assert_eq!(s.cwnd(), 11.0);
         // RTO from the first sample: 0.1 + 4 * 0.05 = 0.3
-        assert_eq!(s.rto_deadline, from_secs(0.1) + from_secs(0.3));
+        assert_eq!(s.rto.deadline(), from_secs(0.1) + from_secs(0.3));
     }
 
     #[test]
     fn newreno_fast_retransmit_partial_and_full_ack() {
         let c = cfg(false, false);
-        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
         out.clear();
@@ -426,7 +527,7 @@ mod tests {
     #[test]
     fn sack_recovery_retransmits_only_the_holes() {
         let c = cfg(true, false);
-        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
         out.clear();
@@ -449,7 +550,7 @@ mod tests {
     #[test]
     fn timeout_backs_off_and_resends_from_the_first_hole() {
         let c = cfg(true, false);
-        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
         out.clear();
@@ -458,7 +559,7 @@ mod tests {
         assert_eq!((s.cwnd(), s.ssthresh()), (1.0, 5.0));
         // The timer backed off to 2 s and was re-armed by the retransmission.
         assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
-        assert_eq!(s.rto_deadline, from_secs(3.0));
+        assert_eq!(s.rto.deadline(), from_secs(3.0));
         // Karn: the ACK of a retransmitted segment gives no sample; slow start resends 1 and 2.
         s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(1, true), (2, true)]);
@@ -469,7 +570,7 @@ mod tests {
     fn ns3_backoff_ends_at_any_new_ack() {
         let mut c = cfg(true, false);
         c.backoff_end = BackoffEnd::NewAck;
-        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
         s.on_timeout(from_secs(1.0), &c, &mut out);
@@ -482,7 +583,7 @@ mod tests {
     #[test]
     fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
         let c = cfg(true, true);
-        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect));
@@ -509,7 +610,7 @@ mod tests {
     fn max_window_caps_packets_in_flight() {
         let mut c = cfg(true, false);
         c.max_window = 4;
-        let mut s = Sender::new(0, AnyCc::NewReno(NewReno), &c);
+        let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
         assert_eq!(out.len(), 4);

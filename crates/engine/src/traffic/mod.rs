@@ -1,7 +1,7 @@
-//! Open-loop traffic: UDP sources whose packets arrive at the bottleneck router by a fixed law, whatever
-//! the network does. They carry the queueing checks (Poisson into DropTail is M/D/1/K) and background load.
-//! TCP bulk flows live in [`crate::tcp`].
+//! Traffic that is not a long-lived TCP flow's own logic: open-loop sources and finite-flow sizes.
 
+pub mod sizes;
 pub mod udp;
 
+pub use sizes::SizeDist;
 pub use udp::{ArrivalPattern, UdpSource};

@@ -1,9 +1,24 @@
-//! Congestion control as a trait: the TCP state machine in [`crate::tcp::sender`] never names a variant.
-//! Hooks have defaults, so a variant overrides only what it changes; [`AnyCc`] dispatches statically.
+//! Congestion control as a real interface: the TCP state machine in [`crate::tcp::sender`] never names a
+//! variant.
+//!
+//! Every hook receives a [`CcContext`] (the sender's clock, its RTT estimator, the data in flight) and may
+//! change its own state (`&mut self`) and the window. Hooks have defaults, so a variant overrides only what it
+//! changes (as smoltcp's `Controller`); [`AnyCc`] dispatches statically, so the hot path pays no virtual call.
+//! Loss recovery itself (RFC 6582 / RFC 6675) stays in the sender: controllers decide how much to grow, how
+//! far to back off, how fast to pace, and what to write on each packet.
+//!
+//! Adding a controller: a file here implementing [`CongestionControl`] with a serde `Spec` (its parameters,
+//! defaults and checks), and one line in the `controllers!` list below.
 
+pub mod aimd;
 pub mod newreno;
 
+pub use aimd::Aimd;
 pub use newreno::NewReno;
+
+use super::rtt::RttEstimator;
+use crate::scenario::{err, from_value, ScenarioError};
+use crate::time::Time;
 
 /// The congestion window state a controller may change, in segments.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -12,42 +27,174 @@ pub struct Window {
     pub ssthresh: f64,
 }
 
-pub trait CongestionControl {
-    /// New data was cumulatively acknowledged outside loss recovery: one call per ACK, `acked` segments.
-    fn on_ack(&mut self, w: &mut Window, acked: u32);
+/// What the sender knows when it calls a hook.
+#[derive(Clone, Copy, Debug)]
+pub struct CcContext<'a> {
+    /// The sender's clock.
+    pub now: Time,
+    pub rtt: &'a RttEstimator,
+    /// Segments sent and not cumulatively acknowledged (FlightSize, RFC 5681).
+    pub flight: u32,
+    /// RFC 6675's `pipe`: segments believed to be in the network.
+    pub pipe: u32,
+    /// The data in flight as `tcp.ssthresh_from` measures it (FlightSize or pipe).
+    pub in_flight: u32,
+}
 
-    /// The slow-start threshold after a congestion signal (loss or ECN-Echo) with `flight` segments out.
-    /// RFC 5681 eq. (4): max(FlightSize / 2, 2).
-    fn ssthresh_after_congestion(&self, _w: &Window, flight: u32) -> f64 {
-        (flight as f64 / 2.0).max(2.0)
+/// Why the window is being reduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// Fast retransmit: duplicate ACKs or SACK say a segment was lost.
+    Loss,
+    /// An ACK carried ECN-Echo (RFC 3168).
+    Ecn,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+pub trait CongestionControl {
+    /// Whether `pacing_gap` may return a gap (lets the sender skip the hook on the hot path).
+    const PACES: bool = false;
+    /// Whether `tag` may return something other than 0.
+    const TAGS: bool = false;
+
+    /// New data was cumulatively acknowledged outside loss recovery: one call per ACK, `acked` segments.
+    fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext);
+
+    /// The slow-start threshold after a congestion signal. RFC 5681 eq. (4): max(in flight / 2, 2).
+    fn ssthresh(&mut self, _w: &Window, _signal: Signal, ctx: &CcContext) -> f64 {
+        (ctx.in_flight as f64 / 2.0).max(2.0)
     }
 
     /// The window after a retransmission timeout (RFC 5681: the loss window, one segment).
-    fn loss_window(&self) -> f64 {
+    fn loss_window(&mut self, _w: &Window, _ctx: &CcContext) -> f64 {
         1.0
+    }
+
+    /// Loss recovery ended (the recovery point was acknowledged); the sender has set `cwnd = ssthresh`.
+    fn on_recovery_end(&mut self, _w: &mut Window, _ctx: &CcContext) {}
+
+    /// The gap to keep between two transmissions, or `None` to send as fast as the window allows.
+    fn pacing_gap(&self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
+        None
+    }
+
+    /// The value written on each packet the sender emits (`Packet::tag`), e.g. a priority index.
+    fn tag(&self, _w: &Window, _ctx: &CcContext) -> f32 {
+        0.0
     }
 }
 
-/// The congestion controllers a scenario can name.
-#[derive(Clone, Debug)]
-pub enum AnyCc {
-    NewReno(NewReno),
+macro_rules! controllers {
+    ($($variant:ident, $name:literal => $ty:ty),* $(,)?) => {
+        /// A controller's scenario table, parsed: `"newreno"` or `{ kind = "aimd", increase = 0.9, ... }`.
+        #[derive(Debug, Clone)]
+        pub enum CcSpec { $($variant(<$ty as Controller>::Spec)),* }
+
+        /// The congestion controllers a scenario can name.
+        #[derive(Clone, Debug)]
+        pub enum AnyCc { $($variant($ty)),* }
+
+        /// The names a scenario may give.
+        pub const CONTROLLERS: &[&str] = &[$($name),*];
+
+        impl CcSpec {
+            /// Parse `congestion_control` (a name, or a table tagged by `kind`) at scenario field `field`.
+            pub fn parse(value: &serde_json::Value, field: &str) -> Result<CcSpec, ScenarioError> {
+                let (name, rest) = match value {
+                    serde_json::Value::String(s) => (s.clone(), serde_json::json!({})),
+                    serde_json::Value::Object(t) => {
+                        let mut rest = t.clone();
+                        match rest.remove("kind") {
+                            Some(serde_json::Value::String(s)) => (s, serde_json::Value::Object(rest)),
+                            _ => return err(&format!("{field}.kind"),
+                                format!("required: one of {}", CONTROLLERS.join(", "))),
+                        }
+                    }
+                    _ => return err(field, format!(
+                        "expected a name ({}) or a table such as {{ kind = \"aimd\", increase = 0.9 }}",
+                        CONTROLLERS.join(", "))),
+                };
+                match name.as_str() {
+                    $($name => Ok(CcSpec::$variant(from_value(rest, field)?)),)*
+                    other => err(field, format!("unknown congestion control {other:?}: expected one of {}",
+                        CONTROLLERS.join(", "))),
+                }
+            }
+
+            /// Check the parameters (errors name `field.<param>`) and build a controller.
+            pub fn build(&self, field: &str) -> Result<AnyCc, ScenarioError> {
+                Ok(match self { $(CcSpec::$variant(s) => AnyCc::$variant(<$ty>::from_spec(s, field)?)),* })
+            }
+
+            /// The controller's name as scenarios write it.
+            pub fn name(&self) -> &'static str {
+                match self { $(CcSpec::$variant(_) => $name),* }
+            }
+        }
+
+        impl Default for CcSpec {
+            fn default() -> Self {
+                CcSpec::Newreno(Default::default())
+            }
+        }
+
+        macro_rules! each_cc {
+            ($self_:ident, $c:ident => $e:expr) => { match $self_ { $(AnyCc::$variant($c) => $e),* } };
+        }
+    };
+}
+
+/// A controller built from its scenario table.
+pub trait Controller: CongestionControl + Sized {
+    /// Its parameters as a scenario writes them (`Default` gives the defaults).
+    type Spec: Default + Clone + std::fmt::Debug + serde::de::DeserializeOwned;
+    fn from_spec(spec: &Self::Spec, field: &str) -> Result<Self, ScenarioError>;
+}
+
+controllers! {
+    Newreno, "newreno" => NewReno,
+    Aimd, "aimd" => Aimd,
 }
 
 impl CongestionControl for AnyCc {
-    fn on_ack(&mut self, w: &mut Window, acked: u32) {
-        match self {
-            AnyCc::NewReno(c) => c.on_ack(w, acked),
-        }
+    const PACES: bool = NewReno::PACES || Aimd::PACES;
+    const TAGS: bool = NewReno::TAGS || Aimd::TAGS;
+    fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
+        each_cc!(self, c => c.on_ack(w, acked, ctx))
     }
-    fn ssthresh_after_congestion(&self, w: &Window, flight: u32) -> f64 {
-        match self {
-            AnyCc::NewReno(c) => c.ssthresh_after_congestion(w, flight),
-        }
+    fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+        each_cc!(self, c => c.ssthresh(w, signal, ctx))
     }
-    fn loss_window(&self) -> f64 {
-        match self {
-            AnyCc::NewReno(c) => c.loss_window(),
-        }
+    fn loss_window(&mut self, w: &Window, ctx: &CcContext) -> f64 {
+        each_cc!(self, c => c.loss_window(w, ctx))
     }
+    fn on_recovery_end(&mut self, w: &mut Window, ctx: &CcContext) {
+        each_cc!(self, c => c.on_recovery_end(w, ctx))
+    }
+    fn pacing_gap(&self, w: &Window, ctx: &CcContext) -> Option<Time> {
+        each_cc!(self, c => c.pacing_gap(w, ctx))
+    }
+    fn tag(&self, w: &Window, ctx: &CcContext) -> f32 {
+        each_cc!(self, c => c.tag(w, ctx))
+    }
+}
+
+/// Reno-style growth shared by the standard controllers (RFC 5681 §3.1, as ns-3's `TcpNewReno`): slow start
+/// adds one segment per ACK of new data, congestion avoidance adds `increase / cwnd`. Growth is per ACK, not
+/// per segment acknowledged (no Appropriate Byte Counting), so delayed ACKs halve it, as in ns-3.
+pub fn reno_growth(w: &mut Window, acked: u32, increase: f64) {
+    if acked == 0 {
+        return;
+    }
+    if w.cwnd < w.ssthresh {
+        w.cwnd += 1.0;
+    } else {
+        w.cwnd += increase / w.cwnd;
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn test_context(rtt: &RttEstimator, in_flight: u32) -> CcContext<'_> {
+    CcContext { now: 0, rtt, flight: in_flight, pipe: in_flight, in_flight }
 }

@@ -1,0 +1,557 @@
+//! Flow groups: `[flows]` (one group) or `[[flows]]` (several), each with its own count or arrival process,
+//! per-flow RTT/access/start/stop forms, route, size and TCP settings (the scenario's `[tcp]` with the
+//! group's `tcp = { ... }` on top).
+
+use super::network::{Form, Network};
+use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
+use crate::rng::{stream, Rng};
+use crate::tcp::cc::CcSpec;
+use crate::tcp::{BackoffEnd, InFlight, RtoBounds, TcpConfig};
+use crate::time::{from_secs, Time, NEVER};
+pub use crate::traffic::SizeDist;
+use crate::units::{Bytes, Rate, Seconds};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Most TCP flows of a scenario started at fixed times (all groups together).
+pub const MAX_FLOWS: u64 = 1_000_000;
+
+/// A per-flow value: one for all, a list with one per flow, or uniform between two bounds (seeded).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum PerFlow<T> {
+    One(T),
+    List(Vec<T>),
+    Uniform(Uniform<T>),
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Uniform<T> {
+    pub uniform: (T, T),
+}
+
+/// A group's table.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct GroupTable {
+    name: Option<String>,
+    count: Option<u64>,
+    rtt: PerFlow<Seconds>,
+    #[serde(default = "default_access_rate")]
+    access_rate: PerFlow<Rate>,
+    start: Option<PerFlow<Seconds>>,
+    stop: Option<PerFlow<Seconds>>,
+    route: Option<Vec<String>>,
+    ack_route: Option<Vec<String>>,
+    size: Option<Value>,
+    arrival: Option<ArrivalTable>,
+    tcp: Option<Value>,
+}
+
+fn default_access_rate() -> PerFlow<Rate> {
+    PerFlow::One(Rate(1e9))
+}
+
+/// `arrival = { rate = 20 }` (flows per second) or `{ load = 0.5 }`, between `start` and `stop`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct ArrivalTable {
+    rate: Option<f64>,
+    load: Option<f64>,
+    #[serde(default = "super::zero_seconds")]
+    start: Seconds,
+    stop: Option<Seconds>,
+}
+
+/// TCP settings (`[tcp]`, or a group's `tcp = { ... }` over it).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tcp {
+    pub congestion_control: Value,
+    pub packet_size: Bytes,
+    pub header_size: Bytes,
+    pub ack_size: Bytes,
+    pub initial_window: f64,
+    pub max_window: Option<u64>,
+    pub min_rto: Seconds,
+    pub initial_rto: Seconds,
+    pub max_rto: Seconds,
+    pub clock_granularity: Seconds,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Seconds,
+    pub sack: bool,
+    pub ecn: bool,
+    pub dupack_threshold: u32,
+    pub limited_transmit: bool,
+    pub ssthresh_from: SsthreshFrom,
+    pub rto_backoff: RtoBackoff,
+    pub pacing: bool,
+}
+
+/// `tcp.rto_backoff`: keep the timer's backoff `"until-sample"` (RFC 6298 with Karn's rule, the default)
+/// or drop it at the next `"new-ack"` (ns-3 3.44).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoBackoff {
+    UntilSample,
+    NewAck,
+}
+
+/// `tcp.ssthresh_from`: `"flight"` (RFC 5681, the default) or `"pipe"` (ns-3 3.44).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SsthreshFrom {
+    Flight,
+    Pipe,
+}
+
+impl Default for Tcp {
+    fn default() -> Self {
+        Tcp {
+            congestion_control: Value::String("newreno".into()),
+            packet_size: Bytes(1000.0),
+            header_size: Bytes(40.0),
+            ack_size: Bytes(40.0),
+            initial_window: 10.0,
+            max_window: None,
+            min_rto: Seconds(0.2),
+            initial_rto: Seconds(1.0),
+            max_rto: Seconds(60.0),
+            clock_granularity: Seconds(0.001),
+            delayed_ack: false,
+            delayed_ack_timeout: Seconds(0.2),
+            sack: true,
+            ecn: false,
+            dupack_threshold: 3,
+            limited_transmit: true,
+            ssthresh_from: SsthreshFrom::Flight,
+            rto_backoff: RtoBackoff::UntilSample,
+            pacing: false,
+        }
+    }
+}
+
+/// A group's TCP, resolved.
+#[derive(Clone, Debug)]
+pub struct GroupTcp {
+    pub tcp: TcpConfig,
+    pub cc: CcSpec,
+    pub ack_size: u32,
+}
+
+fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
+    let value = if value.is_null() { Value::Object(Default::default()) } else { value.clone() };
+    let t: Tcp = from_value(value, f)?;
+    let field = |n: &str| format!("{f}.{n}");
+    finite_range(&field("packet_size"), t.packet_size.0, 64.0, 65535.0, "in [64, 65535] bytes")?;
+    finite_range(&field("header_size"), t.header_size.0, 0.0, t.packet_size.0 - 1.0, "in [0, packet_size)")?;
+    finite_range(&field("ack_size"), t.ack_size.0, 1.0, 65535.0, "in [1, 65535] bytes")?;
+    finite_range(&field("initial_window"), t.initial_window, 1.0, 1e6, "in [1, 1e6] segments")?;
+    if let Some(w) = t.max_window {
+        check(&field("max_window"), (1..=1 << 30).contains(&w), "in [1, 2^30] segments", w)?;
+    }
+    finite_range(&field("min_rto"), t.min_rto.0, 1e-6, 3600.0, "in (0, 3600 s]")?;
+    finite_range(&field("initial_rto"), t.initial_rto.0, t.min_rto.0, 3600.0, "in [min_rto, 3600 s]")?;
+    finite_range(&field("max_rto"), t.max_rto.0, t.min_rto.0, 86400.0, "in [min_rto, 1 day]")?;
+    finite_range(&field("clock_granularity"), t.clock_granularity.0, 0.0, 10.0, "in [0, 10 s]")?;
+    finite_range(&field("delayed_ack_timeout"), t.delayed_ack_timeout.0, 1e-6, 10.0, "in (0, 10 s]")?;
+    check(
+        &field("dupack_threshold"),
+        (1..=1000).contains(&t.dupack_threshold),
+        "in [1, 1000]",
+        t.dupack_threshold,
+    )?;
+    let cc_field = field("congestion_control");
+    let cc = CcSpec::parse(&t.congestion_control, &cc_field)?;
+    cc.build(&cc_field)?;
+    let packet = t.packet_size.0.round();
+    let tcp = TcpConfig {
+        packet_size: packet as u32,
+        payload: (packet - t.header_size.0.round()) as u32,
+        initial_window: t.initial_window,
+        max_window: t.max_window.map_or(u32::MAX, |w| w as u32),
+        rto: RtoBounds {
+            initial: from_secs(t.initial_rto.0),
+            min: from_secs(t.min_rto.0),
+            max: from_secs(t.max_rto.0),
+            granularity: from_secs(t.clock_granularity.0),
+        },
+        sack: t.sack,
+        ecn: t.ecn,
+        dupack_threshold: t.dupack_threshold,
+        limited_transmit: t.limited_transmit,
+        ssthresh_from: match t.ssthresh_from {
+            SsthreshFrom::Flight => InFlight::FlightSize,
+            SsthreshFrom::Pipe => InFlight::Pipe,
+        },
+        backoff_end: match t.rto_backoff {
+            RtoBackoff::UntilSample => BackoffEnd::ValidSample,
+            RtoBackoff::NewAck => BackoffEnd::NewAck,
+        },
+        delayed_ack: t.delayed_ack,
+        delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
+        pacing: t.pacing,
+    };
+    Ok(GroupTcp { tcp, cc, ack_size: t.ack_size.0.round() as u32 })
+}
+
+/// The scenario's `[tcp]`, checked on its own so its errors name `tcp.*`.
+pub(crate) fn base_tcp(value: &Value) -> Result<GroupTcp, ScenarioError> {
+    if !(value.is_null() || value.is_object()) {
+        return err("tcp", "expected a table");
+    }
+    resolve_tcp(value, "tcp")
+}
+
+/// One flow started at a fixed time, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowConfig {
+    /// Base (propagation-only) round-trip time.
+    pub rtt: Time,
+    pub access_rate: f64,
+    /// One-way propagation delay of the access link (see [`access_delay`]).
+    pub access_delay: Time,
+    pub start: Time,
+    /// `NEVER` if the flow runs to the end.
+    pub stop: Time,
+    /// Payload bytes to send; `None` for a bulk flow.
+    pub size: Option<u64>,
+}
+
+/// A group whose flows arrive as a Poisson process.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrivalConfig {
+    /// Mean arrivals per second.
+    pub rate: f64,
+    pub start: Time,
+    pub stop: Time,
+    /// RTT and access rate of each arrival: uniform in `[lo, hi]` (seconds, bits/s; `lo == hi` for one value).
+    pub rtt: (f64, f64),
+    pub access_rate: (f64, f64),
+}
+
+/// A flow group, resolved.
+#[derive(Clone, Debug)]
+pub struct GroupConfig {
+    pub name: String,
+    /// Ports crossed by data, in order.
+    pub route: Vec<usize>,
+    /// Ports crossed by ACKs (empty: ACKs return over an uncongested path).
+    pub ack_route: Vec<usize>,
+    pub tcp: TcpConfig,
+    pub cc: CcSpec,
+    pub ack_size: u32,
+    /// Flows started at fixed times.
+    pub flows: Vec<FlowConfig>,
+    /// Finite flows' sizes (drawn per flow), `None` for bulk flows.
+    pub size: Option<SizeDist>,
+    pub arrival: Option<ArrivalConfig>,
+}
+
+impl GroupConfig {
+    /// Seconds of propagation on the data route and on the ACK route.
+    fn route_delays(net: &Network, route: &[usize], ack_route: &[usize]) -> (f64, f64) {
+        let sum = |r: &[usize]| r.iter().map(|&p| net.links[p].delay_s).sum::<f64>();
+        (sum(route), sum(ack_route))
+    }
+}
+
+/// The access link's one-way delay for a flow of base RTT `rtt` (seconds): with ACKs over an uncongested
+/// mirror of the data path, `rtt/2 − Σ route delays`; with a queued ACK route,
+/// `(rtt − Σ data route delays − Σ ACK route delays) / 2` (the access link is crossed both ways).
+pub fn access_delay(rtt: f64, fwd: f64, back: Option<f64>) -> f64 {
+    match back {
+        None => rtt / 2.0 - fwd,
+        Some(b) => (rtt - fwd - b) / 2.0,
+    }
+}
+
+impl<T: Copy + Into<f64>> PerFlow<T> {
+    /// One value per flow, drawing uniform ones from `rng`.
+    fn expand(&self, field: &str, n: usize, rng: &mut Rng) -> Result<Vec<f64>, ScenarioError> {
+        match self {
+            PerFlow::One(v) => Ok(vec![(*v).into(); n]),
+            PerFlow::List(vs) => {
+                check(
+                    field,
+                    vs.len() == n,
+                    "a list with one value per flow (count)",
+                    format!("{} values", vs.len()),
+                )?;
+                Ok(vs.iter().map(|&v| v.into()).collect())
+            }
+            PerFlow::Uniform(_) => {
+                let (lo, hi) = self.bounds(field)?;
+                Ok((0..n).map(|_| rng.uniform_in(lo, hi)).collect())
+            }
+        }
+    }
+
+    /// The range a value is drawn from (`lo == hi` for one value); lists are not allowed.
+    fn bounds(&self, field: &str) -> Result<(f64, f64), ScenarioError> {
+        match self {
+            PerFlow::One(v) => Ok(((*v).into(), (*v).into())),
+            PerFlow::List(_) => {
+                err(field, "a group with arrivals takes one value or { uniform = [low, high] }, not a list")
+            }
+            PerFlow::Uniform(Uniform { uniform: (lo, hi) }) => {
+                let (lo, hi) = ((*lo).into(), (*hi).into());
+                check(
+                    field,
+                    lo.is_finite() && hi.is_finite() && lo <= hi,
+                    "{ uniform = [low, high] } with low <= high",
+                    format!("[{lo}, {hi}]"),
+                )?;
+                Ok((lo, hi))
+            }
+        }
+    }
+}
+
+impl From<Seconds> for f64 {
+    fn from(s: Seconds) -> f64 {
+        s.0
+    }
+}
+impl From<Rate> for f64 {
+    fn from(r: Rate) -> f64 {
+        r.0
+    }
+}
+
+/// A group's table as written: its field name, the table, its default route and default name.
+struct GroupSource {
+    field: String,
+    table: Value,
+    default_route: Option<Vec<usize>>,
+    default_name: Option<String>,
+}
+
+/// Every group's table with its field name, and a default route when it gives none.
+fn group_tables(s: &Scenario, net: &Network, form: &Form) -> Result<Vec<GroupSource>, ScenarioError> {
+    let all: Vec<usize> = (0..net.links.len()).collect();
+    let default_route = match form {
+        Form::Dumbbell | Form::ParkingLot { .. } => Some(all.clone()),
+        Form::Links if net.links.len() == 1 => Some(vec![0]),
+        Form::Links => None,
+    };
+    let mut out = Vec::new();
+    match &s.flows {
+        None => {}
+        Some(Value::Array(groups)) => {
+            check("flows", groups.len() <= 10_000, "at most 10,000 groups", groups.len())?;
+            for (i, g) in groups.iter().enumerate() {
+                out.push(GroupSource {
+                    field: format!("flows[{i}]"),
+                    table: g.clone(),
+                    default_route: default_route.clone(),
+                    default_name: None,
+                });
+            }
+        }
+        Some(g @ Value::Object(_)) => out.push(GroupSource {
+            field: "flows".to_string(),
+            table: g.clone(),
+            default_route: default_route.clone(),
+            default_name: None,
+        }),
+        Some(_) => return err("flows", "expected a [flows] table or [[flows]] tables"),
+    }
+    if let Form::ParkingLot { cross: Some(cross) } = form {
+        for h in 0..net.links.len() {
+            out.push(GroupSource {
+                field: "parking_lot.cross".to_string(),
+                table: cross.clone(),
+                default_route: Some(vec![h]),
+                default_name: Some(format!("cross{}", h + 1)),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn merged_tcp(base: &Value, over: &Value) -> Value {
+    let mut merged = match base {
+        Value::Object(m) => m.clone(),
+        _ => Default::default(),
+    };
+    if let Value::Object(o) = over {
+        for (k, v) in o {
+            merged.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(merged)
+}
+
+pub(crate) fn resolve_groups(
+    s: &Scenario,
+    net: &Network,
+    form: &Form,
+    base: &GroupTcp,
+) -> Result<Vec<GroupConfig>, ScenarioError> {
+    let tables = group_tables(s, net, form)?;
+    let mut groups = Vec::with_capacity(tables.len());
+    let mut total: u64 = 0;
+    for (g, src) in tables.into_iter().enumerate() {
+        let GroupSource { field: f, table: value, default_route, default_name } = src;
+        let field = |n: &str| format!("{f}.{n}");
+        let t: GroupTable = from_value(value, &f)?;
+        let route = match (&t.route, default_route) {
+            (Some(names), _) => net.route(names, &field("route"))?,
+            (None, Some(r)) => r,
+            (None, None) => {
+                return err(
+                    &field("route"),
+                    "required with several [[links]]: the link names the data crosses, in order",
+                )
+            }
+        };
+        let ack_route = match &t.ack_route {
+            Some(names) => net.route(names, &field("ack_route"))?,
+            None => Vec::new(),
+        };
+        let gt = match &t.tcp {
+            Some(over) => {
+                if !over.is_object() {
+                    return err(&field("tcp"), "expected a table of [tcp] settings");
+                }
+                resolve_tcp(&merged_tcp(&s.tcp, over), &field("tcp"))?
+            }
+            None => base.clone(),
+        };
+        let size = t.size.as_ref().map(|v| SizeDist::parse(v, &field("size"))).transpose()?;
+        let (fwd, back) = GroupConfig::route_delays(net, &route, &ack_route);
+        let back = (!ack_route.is_empty()).then_some(back);
+        let min_rtt = match back {
+            None => 2.0 * fwd,
+            Some(b) => fwd + b,
+        };
+        let rtt_rule = if matches!(form, Form::Dumbbell) {
+            "in [2 x bottleneck.delay, 100 s]"
+        } else {
+            "in [the route's round-trip propagation delay, 100 s]"
+        };
+        let name = t.name.clone().or(default_name).unwrap_or_else(|| {
+            if g == 0 {
+                "flows".into()
+            } else {
+                format!("group{g}")
+            }
+        });
+        check(&field("name"), !name.is_empty() && name.len() <= 100, "1 to 100 characters", name.len())?;
+
+        let mut flows = Vec::new();
+        let mut arrival = None;
+        if let Some(a) = &t.arrival {
+            if t.count.is_some() {
+                return err(
+                    &field("count"),
+                    "not with arrival: flows arrive as a Poisson process (drop count, or arrival)",
+                );
+            }
+            if t.start.is_some() || t.stop.is_some() {
+                let k = if t.start.is_some() { "start" } else { "stop" };
+                return err(&field(k), "not with arrival: use arrival.start and arrival.stop");
+            }
+            let Some(sizes) = &size else {
+                return err(&field("size"), "required with arrival: arriving flows must be finite");
+            };
+            let (r_lo, r_hi) = t.rtt.bounds(&field("rtt"))?;
+            finite_range(&field("rtt"), r_lo, min_rtt, 100.0, rtt_rule)?;
+            finite_range(&field("rtt"), r_hi, min_rtt, 100.0, rtt_rule)?;
+            let (a_lo, a_hi) = t.access_rate.bounds(&field("access_rate"))?;
+            finite_range(&field("access_rate"), a_lo, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+            finite_range(&field("access_rate"), a_hi, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+            let af = |n: &str| format!("{f}.arrival.{n}");
+            let rate = match (a.rate, a.load) {
+                (Some(_), Some(_)) => {
+                    return err(&af("rate"), "give either rate (flows/s) or load, not both")
+                }
+                (Some(r), None) => {
+                    finite_range(&af("rate"), r, 1e-6, 1e7, "in [1e-6, 1e7] flows per second")?;
+                    r
+                }
+                (None, Some(rho)) => {
+                    check(
+                        &af("load"),
+                        rho.is_finite() && rho > 0.0 && rho < 1.0,
+                        "in (0, 1): the offered load on the route's slowest link",
+                        rho,
+                    )?;
+                    let capacity = route.iter().map(|&p| net.links[p].rate).fold(f64::INFINITY, f64::min);
+                    let wire_bytes = sizes.mean() / gt.tcp.payload as f64 * gt.tcp.packet_size as f64;
+                    let r = rho * capacity / (8.0 * wire_bytes);
+                    finite_range(&af("load"), r, 1e-6, 1e7, "a load giving 1e-6 to 1e7 flows per second")?;
+                    r
+                }
+                (None, None) => {
+                    return err(&af("rate"), "required: rate (flows per second) or load (in (0, 1))")
+                }
+            };
+            finite_range(&af("start"), a.start.0, 0.0, s.duration.0, "in [0, duration]")?;
+            let stop = a.stop.map_or(f64::INFINITY, |x| x.0);
+            check(&af("stop"), stop > a.start.0, "after arrival.start", stop)?;
+            arrival = Some(ArrivalConfig {
+                rate,
+                start: from_secs(a.start.0),
+                stop: if stop.is_finite() { from_secs(stop.min(s.duration.0)) } else { NEVER },
+                rtt: (r_lo, r_hi),
+                access_rate: (a_lo, a_hi),
+            });
+        } else {
+            let Some(count) = t.count else {
+                return err(&field("count"), "required: the number of flows, >= 1 (or arrival = { ... })");
+            };
+            check(&field("count"), (1..=MAX_FLOWS).contains(&count), "in [1, 1,000,000]", count)?;
+            total += count;
+            check(&field("count"), total <= MAX_FLOWS, "at most 1,000,000 flows in all groups", total)?;
+            let n = count as usize;
+            let st = |base: u64| Rng::new(s.seed, group_stream(g, base));
+            let rtts = t.rtt.expand(&field("rtt"), n, &mut st(stream::RTT))?;
+            let rates = t.access_rate.expand(&field("access_rate"), n, &mut st(stream::ACCESS_RATE))?;
+            let starts = match &t.start {
+                Some(x) => x.expand(&field("start"), n, &mut st(stream::START))?,
+                None => vec![0.0; n],
+            };
+            let stops = match &t.stop {
+                Some(x) => x.expand(&field("stop"), n, &mut st(stream::STOP))?,
+                None => vec![f64::INFINITY; n],
+            };
+            let mut size_rng = st(stream::SIZE);
+            flows.reserve(n);
+            for i in 0..n {
+                let (rtt, rate, start, stop) = (rtts[i], rates[i], starts[i], stops[i]);
+                finite_range(&field("rtt"), rtt, min_rtt, 100.0, rtt_rule)?;
+                finite_range(&field("access_rate"), rate, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+                finite_range(&field("start"), start, 0.0, s.duration.0, "in [0, duration]")?;
+                check(&field("stop"), stop > start, "after the flow's start", stop)?;
+                flows.push(FlowConfig {
+                    rtt: from_secs(rtt),
+                    access_rate: rate,
+                    access_delay: from_secs(access_delay(rtt, fwd, back)),
+                    start: from_secs(start),
+                    stop: if stop.is_finite() { from_secs(stop) } else { NEVER },
+                    size: size.as_ref().map(|d| d.sample(&mut size_rng)),
+                });
+            }
+        }
+        groups.push(GroupConfig {
+            name,
+            route,
+            ack_route,
+            tcp: gt.tcp,
+            cc: gt.cc,
+            ack_size: gt.ack_size,
+            flows,
+            size,
+            arrival,
+        });
+    }
+    for (i, g) in groups.iter().enumerate() {
+        if groups[..i].iter().any(|h| h.name == g.name) {
+            return err("flows", format!("two groups are named {:?}: give each a distinct name", g.name));
+        }
+    }
+    Ok(groups)
+}

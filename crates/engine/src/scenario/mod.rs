@@ -1,0 +1,347 @@
+//! A whole experiment as data: the scenario file's types, its validation, and its resolution into the
+//! engine's [`Config`].
+//!
+//! A scenario has a network in one of three forms (`[bottleneck]`: the dumbbell; `[parking_lot]`: a chain
+//! of K bottlenecks with cross traffic per hop; `[[links]]`: any set of links, each flow group naming its
+//! route), flow groups (`[flows]` or `[[flows]]`), optional open-loop `[[udp]]` sources, default `[tcp]`
+//! settings that each group may override, and `[monitor]`. The format is documented in `docs/scenario.md`.
+//!
+//! Parsing rejects unknown fields and malformed quantities; [`Scenario::resolve`] checks every range, draws
+//! the per-flow values from the seeded streams and builds every discipline and controller once, so that a
+//! [`Config`] that resolved always runs. Every error names the offending field and the allowed range.
+
+pub mod flows;
+pub mod network;
+
+use crate::time::{from_secs, Time};
+use crate::traffic::ArrivalPattern;
+use crate::units::{Bytes, Rate, Seconds};
+pub use flows::{ArrivalConfig, FlowConfig, GroupConfig, PerFlow, SizeDist};
+pub use network::{LinkConfig, Network};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::fmt;
+
+/// A bad scenario: which field, and what is wrong with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.field.is_empty() || self.field == "." {
+            write!(f, "scenario: {}", self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+pub(crate) fn err<T>(field: &str, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError { field: field.to_string(), message: message.into() })
+}
+
+pub(crate) fn check(field: &str, ok: bool, rule: &str, got: impl fmt::Display) -> Result<(), ScenarioError> {
+    if ok {
+        Ok(())
+    } else {
+        err(field, format!("must be {rule} (got {got})"))
+    }
+}
+
+pub(crate) fn finite_range(field: &str, v: f64, lo: f64, hi: f64, rule: &str) -> Result<(), ScenarioError> {
+    check(field, v.is_finite() && v >= lo && v <= hi, rule, v)
+}
+
+/// A serde message without its position and without Rust type names.
+pub(crate) fn clean_message(message: &str) -> String {
+    let message = match message.find(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    };
+    message.replace(
+        "data did not match any variant of untagged enum PerFlow",
+        "expected a value, a list with one value per flow, or { uniform = [low, high] }",
+    )
+}
+
+/// Deserialize `value` as `T`, naming the field of any error under `field`.
+pub(crate) fn from_value<T: DeserializeOwned>(
+    value: serde_json::Value,
+    field: &str,
+) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let field =
+            if path.is_empty() || path == "." { field.to_string() } else { format!("{field}.{path}") };
+        ScenarioError { field, message: clean_message(&e.inner().to_string()) }
+    })
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub duration: Seconds,
+    #[serde(default = "zero_seconds")]
+    pub warmup: Seconds,
+    /// The dumbbell: one bottleneck link named `bottleneck`.
+    pub bottleneck: Option<serde_json::Value>,
+    /// A chain of bottlenecks `hop1`..`hopK`.
+    pub parking_lot: Option<serde_json::Value>,
+    /// Any set of links.
+    pub links: Option<serde_json::Value>,
+    /// One group (`[flows]`) or several (`[[flows]]`).
+    pub flows: Option<serde_json::Value>,
+    #[serde(default)]
+    pub udp: Vec<Udp>,
+    /// Settings every group starts from.
+    #[serde(default)]
+    pub tcp: serde_json::Value,
+    #[serde(default)]
+    pub monitor: Monitor,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+pub(crate) fn zero_seconds() -> Seconds {
+    Seconds(0.0)
+}
+
+/// An open-loop UDP source (`[[udp]]`), entering the first link of its route directly.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Udp {
+    pub pattern: Pattern,
+    pub rate: Rate,
+    #[serde(default = "default_udp_size")]
+    pub packet_size: Bytes,
+    #[serde(default = "zero_seconds")]
+    pub start: Seconds,
+    pub stop: Option<Seconds>,
+    /// Links crossed, by name (default: the first link).
+    pub route: Option<Vec<String>>,
+}
+
+fn default_udp_size() -> Bytes {
+    Bytes(1000.0)
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    Poisson,
+    Cbr,
+}
+
+/// An open-loop source, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UdpConfig {
+    pub pattern: ArrivalPattern,
+    pub rate_bps: f64,
+    pub packet_size: u32,
+    pub start: Time,
+    pub stop: Time,
+    /// Port indices.
+    pub route: Vec<usize>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Monitor {
+    pub sample_interval: Option<Seconds>,
+    #[serde(default)]
+    pub cwnd: bool,
+    /// Upper edges of the flow-size buckets of the FCT statistics (bytes of payload).
+    #[serde(default = "default_fct_buckets")]
+    pub fct_buckets: Vec<Bytes>,
+    /// Most finished flows recorded one by one (the statistics by bucket cover all of them).
+    #[serde(default = "default_fct_records")]
+    pub fct_records: u64,
+}
+
+impl Default for Monitor {
+    fn default() -> Self {
+        Monitor {
+            sample_interval: None,
+            cwnd: false,
+            fct_buckets: default_fct_buckets(),
+            fct_records: default_fct_records(),
+        }
+    }
+}
+
+fn default_fct_buckets() -> Vec<Bytes> {
+    vec![Bytes(1e4), Bytes(1e5), Bytes(1e6), Bytes(1e7)]
+}
+fn default_fct_records() -> u64 {
+    100_000
+}
+
+/// What the engine runs: every value checked and in engine units.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Time,
+    pub warmup: Time,
+    pub network: Network,
+    pub groups: Vec<GroupConfig>,
+    pub udp: Vec<UdpConfig>,
+    pub sample_interval: Option<Time>,
+    pub sample_cwnd: bool,
+    /// Upper edges of the FCT size buckets, payload bytes, increasing (a last bucket takes the rest).
+    pub fct_buckets: Vec<u64>,
+    pub fct_records: usize,
+}
+
+impl Config {
+    /// Every flow started at a fixed time (not by an arrival process), in group order: the rows of the
+    /// per-flow results.
+    pub fn fixed_flows(&self) -> impl Iterator<Item = (usize, &FlowConfig)> {
+        self.groups.iter().enumerate().flat_map(|(g, grp)| grp.flows.iter().map(move |f| (g, f)))
+    }
+}
+
+/// Parse a scenario from JSON text (the Python layer turns TOML or a dict into JSON).
+pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| ScenarioError {
+        field: e.path().to_string(),
+        message: clean_message(&e.inner().to_string()),
+    })
+}
+
+/// Parse and resolve in one step.
+pub fn config_from_json(text: &str) -> Result<Config, ScenarioError> {
+    from_json(text)?.resolve()
+}
+
+impl Scenario {
+    fn resolve_udp(&self, net: &Network) -> Result<Vec<UdpConfig>, ScenarioError> {
+        check("udp", self.udp.len() <= 100_000, "at most 100,000 sources", self.udp.len())?;
+        let mut out = Vec::with_capacity(self.udp.len());
+        for (i, u) in self.udp.iter().enumerate() {
+            let field = |name: &str| format!("udp[{i}].{name}");
+            finite_range(&field("rate"), u.rate.0, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+            finite_range(&field("packet_size"), u.packet_size.0, 20.0, 65535.0, "in [20, 65535] bytes")?;
+            finite_range(&field("start"), u.start.0, 0.0, self.duration.0, "in [0, duration]")?;
+            let stop = u.stop.map_or(f64::INFINITY, |s| s.0);
+            check(&field("stop"), stop > u.start.0, "after the source's start", stop)?;
+            let route = match &u.route {
+                Some(names) => net.route(names, &field("route"))?,
+                None => vec![0],
+            };
+            out.push(UdpConfig {
+                pattern: match u.pattern {
+                    Pattern::Poisson => ArrivalPattern::Poisson,
+                    Pattern::Cbr => ArrivalPattern::Cbr,
+                },
+                rate_bps: u.rate.0,
+                packet_size: u.packet_size.0.round() as u32,
+                start: from_secs(u.start.0),
+                stop: if stop.is_finite() { from_secs(stop) } else { crate::time::NEVER },
+                route,
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn resolve(&self) -> Result<Config, ScenarioError> {
+        const YEAR: f64 = 365.0 * 86400.0;
+        finite_range("duration", self.duration.0, 1e-9, YEAR, "> 0 s and at most a year")?;
+        finite_range("warmup", self.warmup.0, 0.0, self.duration.0, "in [0, duration)")?;
+        check("warmup", self.warmup.0 < self.duration.0, "< duration", self.warmup.0)?;
+
+        let (mut net, form) = Network::from_scenario(self)?;
+        let base_tcp = flows::base_tcp(&self.tcp)?;
+        let groups = flows::resolve_groups(self, &net, &form, &base_tcp)?;
+        let udp = self.resolve_udp(&net)?;
+        if groups.is_empty() && udp.is_empty() {
+            return err("flows", "required: a [flows] table (or at least one [[udp]] source)");
+        }
+        net.build_queues(&groups, &udp, self.seed)?;
+
+        // Fail early on a link too slow to carry even one packet in the run.
+        for (g, grp) in groups.iter().enumerate() {
+            for &p in &grp.route {
+                let link = &net.links[p];
+                check(
+                    &link.field_rate(),
+                    crate::time::serialization(grp.tcp.packet_size, link.rate) < from_secs(self.duration.0),
+                    "fast enough to send one packet within the duration",
+                    link.rate,
+                )
+                .map_err(|e| ScenarioError { message: format!("{} (group {g})", e.message), ..e })?;
+            }
+        }
+
+        let m = &self.monitor;
+        let sample_interval = match m.sample_interval {
+            Some(s) => {
+                finite_range("monitor.sample_interval", s.0, 1e-6, self.duration.0, "in [1 us, duration]")?;
+                let samples = self.duration.0 / s.0;
+                check("monitor.sample_interval", samples <= 1e7, "at most 1e7 samples per run", samples)?;
+                let columns = 1.0
+                    + net.links.len() as f64
+                    + if m.cwnd { groups.iter().map(|g| g.flows.len()).sum::<usize>() as f64 } else { 0.0 };
+                check(
+                    "monitor.sample_interval",
+                    samples * columns <= 1e8,
+                    "at most 1e8 sampled values per run (samples x (ports + flows with cwnd))",
+                    samples * columns,
+                )?;
+                Some(from_secs(s.0))
+            }
+            None => None,
+        };
+        if m.cwnd && sample_interval.is_none() {
+            return err("monitor.cwnd", "needs monitor.sample_interval");
+        }
+        let mut fct_buckets = Vec::with_capacity(m.fct_buckets.len());
+        for (i, b) in m.fct_buckets.iter().enumerate() {
+            let field = format!("monitor.fct_buckets[{i}]");
+            finite_range(&field, b.0, 1.0, 1e15, "in [1 B, 1e15 B]")?;
+            let edge = b.0.round() as u64;
+            check(
+                &field,
+                fct_buckets.last().is_none_or(|&l| edge > l),
+                "larger than the previous edge",
+                b.0,
+            )?;
+            fct_buckets.push(edge);
+        }
+        check("monitor.fct_buckets", fct_buckets.len() <= 64, "at most 64 edges", fct_buckets.len())?;
+        check("monitor.fct_records", m.fct_records <= 10_000_000, "at most 10,000,000", m.fct_records)?;
+
+        Ok(Config {
+            name: self.name.clone(),
+            seed: self.seed,
+            duration: from_secs(self.duration.0),
+            warmup: from_secs(self.warmup.0),
+            network: net,
+            groups,
+            udp,
+            sample_interval,
+            sample_cwnd: m.cwnd,
+            fct_buckets,
+            fct_records: m.fct_records as usize,
+        })
+    }
+}
+
+/// The random stream of consumer `base` for group `group` (group 0 keeps the single-group streams).
+pub(crate) fn group_stream(group: usize, base: u64) -> u64 {
+    base + ((group as u64) << 20)
+}
+
+#[cfg(test)]
+mod tests;

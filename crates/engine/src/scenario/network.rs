@@ -1,0 +1,247 @@
+//! The network forms of a scenario, resolved to one list of links (each a port: queue + link).
+//!
+//! - `[bottleneck]`: the dumbbell; one link named `bottleneck`, every group's default route.
+//! - `[parking_lot]`: `hops` links `hop1`..`hopK` in a chain (rate, delay and queue per hop: one value for all
+//!   or a list), groups crossing all hops by default, and with `cross = { ... }` one cross-traffic group per
+//!   hop (`cross1`..`crossK`, route `[hopI]`).
+//! - `[[links]]`: named links with rate, delay and queue; each group names its `route` (optional when there
+//!   is one link).
+
+use super::{
+    check, err, finite_range, from_value, zero_seconds, GroupConfig, Scenario, ScenarioError, UdpConfig,
+};
+use crate::queue::{AnyQueue, QueueContext, QueueSpec};
+use crate::rng::{stream, Rng};
+use crate::time::{from_secs, Time};
+use crate::units::{Rate, Seconds};
+use serde::Deserialize;
+
+/// One link and the queue in front of it, resolved.
+#[derive(Clone, Debug)]
+pub struct LinkConfig {
+    pub name: String,
+    /// Bits per second.
+    pub rate: f64,
+    /// One-way propagation delay, and the same in seconds as written.
+    pub delay: Time,
+    pub delay_s: f64,
+    pub queue: QueueSpec,
+    /// The scenario field the link came from (`bottleneck`, `parking_lot`, `links[2]`), for errors.
+    pub field: String,
+    /// The scenario field of its queue table.
+    pub queue_field: String,
+}
+
+impl LinkConfig {
+    pub fn field_rate(&self) -> String {
+        format!("{}.rate", self.field)
+    }
+}
+
+/// The links of a scenario; a route is a list of indices into `links`.
+#[derive(Clone, Debug)]
+pub struct Network {
+    pub links: Vec<LinkConfig>,
+}
+
+/// Which form the network was written in, and what it implies for groups.
+pub enum Form {
+    Dumbbell,
+    ParkingLot { cross: Option<serde_json::Value> },
+    Links,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Bottleneck {
+    rate: Rate,
+    #[serde(default = "zero_seconds")]
+    delay: Seconds,
+    queue: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PerHop<T> {
+    One(T),
+    List(Vec<T>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParkingLot {
+    hops: u64,
+    rate: PerHop<Rate>,
+    #[serde(default = "zero_per_hop")]
+    delay: PerHop<Seconds>,
+    queue: serde_json::Value,
+    cross: Option<serde_json::Value>,
+}
+
+fn zero_per_hop() -> PerHop<Seconds> {
+    PerHop::One(Seconds(0.0))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Link {
+    name: String,
+    rate: Rate,
+    #[serde(default = "zero_seconds")]
+    delay: Seconds,
+    queue: serde_json::Value,
+}
+
+fn link(
+    field: &str,
+    name: String,
+    rate: f64,
+    delay: f64,
+    queue: &serde_json::Value,
+    qfield: &str,
+) -> Result<LinkConfig, ScenarioError> {
+    finite_range(&format!("{field}.rate"), rate, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+    finite_range(&format!("{field}.delay"), delay, 0.0, 100.0, "in [0, 100 s]")?;
+    Ok(LinkConfig {
+        name,
+        rate,
+        delay: from_secs(delay),
+        delay_s: delay,
+        queue: QueueSpec::parse(queue, qfield)?,
+        field: field.to_string(),
+        queue_field: qfield.to_string(),
+    })
+}
+
+fn per_hop<T: Copy>(v: &PerHop<T>, hops: usize, field: &str) -> Result<Vec<T>, ScenarioError> {
+    match v {
+        PerHop::One(x) => Ok(vec![*x; hops]),
+        PerHop::List(xs) => {
+            check(
+                field,
+                xs.len() == hops,
+                "one value, or a list with one value per hop (parking_lot.hops)",
+                format!("{} values", xs.len()),
+            )?;
+            Ok(xs.clone())
+        }
+    }
+}
+
+impl Network {
+    pub(crate) fn from_scenario(s: &Scenario) -> Result<(Network, Form), ScenarioError> {
+        let given = [s.bottleneck.is_some(), s.parking_lot.is_some(), s.links.is_some()];
+        if given.iter().filter(|&&g| g).count() != 1 {
+            let field = if given.iter().any(|&g| g) { "links" } else { "bottleneck" };
+            return err(
+                field,
+                "required: exactly one network, a [bottleneck] table, a [parking_lot] table or [[links]]",
+            );
+        }
+        if let Some(b) = &s.bottleneck {
+            let b: Bottleneck = from_value(b.clone(), "bottleneck")?;
+            let l =
+                link("bottleneck", "bottleneck".into(), b.rate.0, b.delay.0, &b.queue, "bottleneck.queue")?;
+            return Ok((Network { links: vec![l] }, Form::Dumbbell));
+        }
+        if let Some(p) = &s.parking_lot {
+            let p: ParkingLot = from_value(p.clone(), "parking_lot")?;
+            check("parking_lot.hops", (1..=64).contains(&p.hops), "in [1, 64]", p.hops)?;
+            let hops = p.hops as usize;
+            let rates = per_hop(&p.rate, hops, "parking_lot.rate")?;
+            let delays = per_hop(&p.delay, hops, "parking_lot.delay")?;
+            let links = (0..hops)
+                .map(|h| {
+                    link(
+                        "parking_lot",
+                        format!("hop{}", h + 1),
+                        rates[h].0,
+                        delays[h].0,
+                        &p.queue,
+                        "parking_lot.queue",
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok((Network { links }, Form::ParkingLot { cross: p.cross }));
+        }
+        let list: Vec<Link> = from_value(s.links.clone().unwrap_or_default(), "links")?;
+        check(
+            "links",
+            (1..=10_000).contains(&list.len()),
+            "a list of 1 to 10,000 [[links]] tables",
+            list.len(),
+        )?;
+        let mut links = Vec::with_capacity(list.len());
+        for (i, l) in list.into_iter().enumerate() {
+            let field = format!("links[{i}]");
+            check(&format!("{field}.name"), !l.name.is_empty(), "a non-empty name", "\"\"")?;
+            if links.iter().any(|k: &LinkConfig| k.name == l.name) {
+                return err(&format!("{field}.name"), format!("duplicate link name {:?}", l.name));
+            }
+            let qfield = format!("{field}.queue");
+            links.push(link(&field, l.name, l.rate.0, l.delay.0, &l.queue, &qfield)?);
+        }
+        Ok((Network { links }, Form::Links))
+    }
+
+    /// Port indices of a route given by link names.
+    pub fn route(&self, names: &[String], field: &str) -> Result<Vec<usize>, ScenarioError> {
+        check(field, (1..=255).contains(&names.len()), "a list of 1 to 255 link names", names.len())?;
+        let mut out = Vec::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            match self.links.iter().position(|l| &l.name == n) {
+                Some(p) if out.contains(&p) => {
+                    return err(&format!("{field}[{i}]"), format!("link {n:?} appears twice in the route"))
+                }
+                Some(p) => out.push(p),
+                None => {
+                    let known: Vec<&str> = self.links.iter().map(|l| l.name.as_str()).collect();
+                    return err(
+                        &format!("{field}[{i}]"),
+                        format!("no link named {n:?} (links: {})", known.join(", ")),
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// What port `p`'s discipline is built from.
+    pub fn queue_context<'a>(
+        &'a self,
+        p: usize,
+        groups: &[GroupConfig],
+        udp: &[UdpConfig],
+        seed: u64,
+    ) -> QueueContext<'a> {
+        let crossing = groups.iter().filter(|g| g.route.contains(&p));
+        let packet_size = crossing.clone().map(|g| g.tcp.packet_size).max().unwrap_or_else(|| {
+            udp.iter().filter(|u| u.route.contains(&p)).map(|u| u.packet_size).max().unwrap_or(1000)
+        });
+        QueueContext {
+            field: &self.links[p].queue_field,
+            link_rate_bps: self.links[p].rate,
+            packet_size,
+            flows: crossing.clone().map(|g| g.flows.len() as u32).sum(),
+            ecn_senders: crossing.clone().any(|g| g.tcp.ecn),
+            rng: Rng::new(seed, port_stream(p)),
+        }
+    }
+
+    /// Check and build every port's discipline.
+    pub(crate) fn build_queues(
+        &mut self,
+        groups: &[GroupConfig],
+        udp: &[UdpConfig],
+        seed: u64,
+    ) -> Result<Vec<AnyQueue>, ScenarioError> {
+        (0..self.links.len())
+            .map(|p| self.links[p].queue.build(self.queue_context(p, groups, udp, seed)))
+            .collect()
+    }
+}
+
+/// The random stream of port `p`'s discipline (port 0 keeps the single-bottleneck stream).
+pub fn port_stream(p: usize) -> u64 {
+    stream::QUEUE + ((p as u64) << 20)
+}

@@ -1,0 +1,242 @@
+use super::*;
+use crate::scenario::flows::MAX_FLOWS;
+use serde_json::{json, Value};
+
+const BASE: &str = r#"{"duration": "10s", "bottleneck": {"rate": "10Mbps", "delay": "10ms",
+    "queue": {"discipline": "droptail", "limit": 50}}, "flows": {"count": 3, "rtt": "100ms"}}"#;
+
+fn with(patch: Value) -> Result<Config, ScenarioError> {
+    let mut v: Value = serde_json::from_str(BASE).unwrap();
+    merge(&mut v, &patch);
+    config_from_json(&v.to_string())
+}
+
+fn merge(a: &mut Value, b: &Value) {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                if v.is_null() {
+                    a.remove(k);
+                } else {
+                    merge(a.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (a, b) => *a = b.clone(),
+    }
+}
+
+fn field_of(patch: Value) -> String {
+    with(patch).unwrap_err().field
+}
+
+#[test]
+fn minimal_scenario_resolves_with_defaults() {
+    let c = with(json!({})).unwrap();
+    let g = &c.groups[0];
+    assert_eq!(g.flows.len(), 3);
+    assert_eq!(g.flows[0].access_delay, from_secs(0.04));
+    assert_eq!(g.tcp.packet_size, 1000);
+    assert_eq!(g.tcp.payload, 960);
+    assert!(g.tcp.sack);
+    assert_eq!(g.route, vec![0]);
+    assert!(g.ack_route.is_empty());
+    assert_eq!(c.network.links[0].name, "bottleneck");
+    assert_eq!(c.network.links[0].queue.name(), "droptail");
+    assert_eq!(g.cc.name(), "newreno");
+}
+
+#[test]
+fn errors_name_the_field() {
+    let e = with(json!({"bottleneck": {"rate": "-5Mbps"}})).unwrap_err();
+    assert_eq!(e.field, "bottleneck.rate");
+    assert!(e.message.contains("in ["), "{e}");
+    assert_eq!(field_of(json!({"bottleneck": {"queue": {"limit": 0}}})), "bottleneck.queue.limit");
+    let e = with(json!({"bottleneck": {"queue": {"discipline": "codel"}}})).unwrap_err();
+    assert!(e.to_string().contains("codel") && e.to_string().contains("red"), "{e}");
+    let e = with(json!({"tcp": {"colour": "blue"}})).unwrap_err();
+    assert!(e.to_string().contains("colour"), "{e}");
+    let e = with(json!({"bottleneck": {"rate": "fast"}})).unwrap_err();
+    assert_eq!(e.field, "bottleneck.rate");
+    assert!(e.message.contains("100Mbps"), "{e}");
+    assert_eq!(field_of(json!({"flows": {"rtt": ["100ms", "200ms"]}})), "flows.rtt");
+    assert_eq!(field_of(json!({"flows": {"rtt": "10ms"}})), "flows.rtt");
+    assert_eq!(field_of(json!({"warmup": "20s"})), "warmup");
+    let e =
+        with(json!({"bottleneck": {"queue": {"discipline": "red", "limit": 50, "ecn": true}}})).unwrap_err();
+    assert_eq!(e.field, "bottleneck.queue.ecn");
+    assert_eq!(
+        field_of(json!({"bottleneck": {"queue": {"discipline": "red", "limit": 50, "max_p": 2}}})),
+        "bottleneck.queue.max_p"
+    );
+    assert_eq!(field_of(json!({"flows": {"count": 0}})), "flows.count");
+    assert_eq!(field_of(json!({"flows": {"count": MAX_FLOWS + 1}})), "flows.count");
+    let e = with(json!({"flows": {"rtt": {"uniform": ["1s", "2s"], "junk": 1}}})).unwrap_err();
+    assert_eq!(e.field, "flows.rtt");
+    assert_eq!(field_of(json!({"tcp": {"congestion_control": "vegas"}})), "tcp.congestion_control");
+    assert_eq!(
+        field_of(json!({"tcp": {"congestion_control": {"kind": "aimd", "decrease": 1.5}}})),
+        "tcp.congestion_control.decrease"
+    );
+    assert_eq!(
+        field_of(json!({"tcp": {"congestion_control": {"kind": "aimd", "speed": 1}}})),
+        "tcp.congestion_control.speed"
+    );
+}
+
+#[test]
+fn uniform_rtts_are_seeded() {
+    let u = json!({"flows": {"rtt": {"uniform": ["120ms", "280ms"]}}});
+    let a = with(u.clone()).unwrap();
+    let b = with(u).unwrap();
+    let c = with(json!({"seed": 2, "flows": {"rtt": {"uniform": ["120ms", "280ms"]}}})).unwrap();
+    assert_eq!(a.groups[0].flows, b.groups[0].flows);
+    assert_ne!(a.groups[0].flows, c.groups[0].flows);
+    assert!(a.groups[0].flows.iter().all(|f| f.rtt >= from_secs(0.12) && f.rtt <= from_secs(0.28)));
+}
+
+fn two_groups() -> Value {
+    json!({"flows": [
+        {"name": "reno", "count": 2, "rtt": "100ms"},
+        {"name": "gentle", "count": 3, "rtt": {"uniform": ["60ms", "80ms"]},
+         "tcp": {"congestion_control": {"kind": "aimd", "increase": 0.9, "decrease": 0.675}, "delayed_ack": true}}
+    ]})
+}
+
+#[test]
+fn groups_override_the_tcp_defaults_and_draw_from_their_own_streams() {
+    let c = with(two_groups()).unwrap();
+    assert_eq!(c.groups.len(), 2);
+    assert_eq!((c.groups[0].name.as_str(), c.groups[1].name.as_str()), ("reno", "gentle"));
+    assert!(!c.groups[0].tcp.delayed_ack && c.groups[1].tcp.delayed_ack);
+    assert_eq!(c.groups[1].cc.name(), "aimd");
+    assert_eq!(c.fixed_flows().count(), 5);
+    // The first group's draws do not depend on the second's existence.
+    let solo = with(json!({"flows": [{"count": 3, "rtt": {"uniform": ["60ms", "80ms"]}}]})).unwrap();
+    let mut other = two_groups();
+    other["flows"][1]["count"] = json!(30);
+    assert_eq!(with(other).unwrap().groups[1].flows[..3], with(two_groups()).unwrap().groups[1].flows[..]);
+    assert_ne!(solo.groups[0].flows, c.groups[1].flows, "group 1 has its own stream");
+    let mut bad = two_groups();
+    bad["flows"][1]["tcp"]["ack_size"] = json!(0);
+    assert_eq!(with(bad).unwrap_err().field, "flows[1].tcp.ack_size");
+    let mut dup = two_groups();
+    dup["flows"][1]["name"] = json!("reno");
+    assert!(with(dup).unwrap_err().message.contains("reno"));
+}
+
+fn links(extra: Value) -> Result<Config, ScenarioError> {
+    let mut v = json!({"duration": "10s",
+        "links": [
+            {"name": "a", "rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 20}},
+            {"name": "b", "rate": "5Mbps", "delay": "10ms", "queue": {"discipline": "red", "limit": 40}},
+            {"name": "back", "rate": "10Mbps", "delay": "15ms", "queue": {"discipline": "droptail", "limit": 20}}],
+        "flows": [{"count": 1, "rtt": "100ms", "route": ["a", "b"]}]});
+    merge(&mut v, &extra);
+    config_from_json(&v.to_string())
+}
+
+#[test]
+fn routes_name_links_and_set_the_access_delay() {
+    let c = links(json!({})).unwrap();
+    let g = &c.groups[0];
+    assert_eq!(g.route, vec![0, 1]);
+    // rtt/2 - (5 + 10) ms
+    assert_eq!(g.flows[0].access_delay, from_secs(0.035));
+    let c =
+        links(json!({"flows": [{"count": 1, "rtt": "100ms", "route": ["a", "b"], "ack_route": ["back"]}]}))
+            .unwrap();
+    // (100 - 15 - 15) / 2 ms: the access link is crossed both ways.
+    assert_eq!(c.groups[0].flows[0].access_delay, from_secs(0.035));
+    assert_eq!(c.groups[0].ack_route, vec![2]);
+    let e = links(json!({"flows": [{"count": 1, "rtt": "100ms", "route": ["a", "z"]}]})).unwrap_err();
+    assert_eq!(e.field, "flows[0].route[1]");
+    assert!(e.message.contains("\"z\"") && e.message.contains("a, b, back"), "{e}");
+    let e = links(json!({"flows": [{"count": 1, "rtt": "100ms"}]})).unwrap_err();
+    assert_eq!(e.field, "flows[0].route");
+    let e = links(json!({"flows": [{"count": 1, "rtt": "20ms", "route": ["a", "b"]}]})).unwrap_err();
+    assert_eq!(e.field, "flows[0].rtt");
+    let e = links(json!({"links": [{"name": "a", "rate": "1Mbps", "queue": {"discipline": "red", "limit": 5, "weight": 0}}],
+        "flows": [{"count": 1, "rtt": "100ms"}]}))
+    .unwrap_err();
+    assert_eq!(e.field, "links[0].queue.weight");
+    let e = links(json!({"bottleneck": {"rate": "1Mbps", "queue": {"discipline": "droptail", "limit": 5}}}))
+        .unwrap_err();
+    assert!(e.message.contains("exactly one network"), "{e}");
+}
+
+#[test]
+fn parking_lot_expands_to_hops_and_cross_groups() {
+    let v = json!({"duration": "10s",
+        "parking_lot": {"hops": 3, "rate": "10Mbps", "delay": ["2ms", "4ms", "6ms"],
+                        "queue": {"discipline": "droptail", "limit": 30},
+                        "cross": {"count": 2, "rtt": "40ms"}},
+        "flows": {"count": 4, "rtt": "100ms"}});
+    let c = config_from_json(&v.to_string()).unwrap();
+    let names: Vec<&str> = c.network.links.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["hop1", "hop2", "hop3"]);
+    assert_eq!(c.groups[0].route, vec![0, 1, 2]);
+    assert_eq!(c.groups[0].flows[0].access_delay, from_secs(0.05 - 0.012));
+    let cross: Vec<(&str, &[usize])> =
+        c.groups[1..].iter().map(|g| (g.name.as_str(), g.route.as_slice())).collect();
+    assert_eq!(cross, [("cross1", &[0][..]), ("cross2", &[1][..]), ("cross3", &[2][..])]);
+    let mut bad = v.clone();
+    bad["parking_lot"]["delay"] = json!(["2ms"]);
+    assert_eq!(config_from_json(&bad.to_string()).unwrap_err().field, "parking_lot.delay");
+    let mut bad = v;
+    bad["parking_lot"]["hops"] = json!(0);
+    assert_eq!(config_from_json(&bad.to_string()).unwrap_err().field, "parking_lot.hops");
+}
+
+#[test]
+fn finite_flows_and_arrivals() {
+    let c = with(json!({"flows": [{"count": 2, "rtt": "100ms", "size": "30KB"},
+        {"name": "web", "rtt": "100ms", "size": {"pareto": "50KB", "shape": 1.5}, "arrival": {"load": 0.4}}]}))
+    .unwrap();
+    assert_eq!(c.groups[0].flows[0].size, Some(30_000));
+    let a = c.groups[1].arrival.as_ref().unwrap();
+    // λ = ρ C / (8 E[wire bytes]) with E[wire] = 50 KB / 960 × 1000.
+    let expect = 0.4 * 10e6 / (8.0 * 50e3 / 960.0 * 1000.0);
+    assert!((a.rate - expect).abs() < 1e-9 * expect, "{}", a.rate);
+    assert!(c.groups[1].flows.is_empty());
+    let arrival = |a: Value| json!({"flows": [{"rtt": "100ms", "size": "10KB", "arrival": a}]});
+    assert_eq!(field_of(arrival(json!({"load": 1.0}))), "flows[0].arrival.load");
+    assert_eq!(field_of(arrival(json!({"rate": 5, "load": 0.5}))), "flows[0].arrival.rate");
+    assert_eq!(field_of(arrival(json!({}))), "flows[0].arrival.rate");
+    assert_eq!(field_of(arrival(json!({"rate": 5, "stop": "-1s"}))), "flows[0].arrival.stop");
+    assert_eq!(field_of(json!({"flows": [{"rtt": "100ms", "arrival": {"rate": 5}}]})), "flows[0].size");
+    assert_eq!(
+        field_of(json!({"flows": [{"count": 2, "rtt": "100ms", "size": "1KB", "arrival": {"rate": 5}}]})),
+        "flows[0].count"
+    );
+    assert_eq!(
+        field_of(json!({"flows": [{"rtt": ["100ms"], "size": "1KB", "arrival": {"rate": 5}}]})),
+        "flows[0].rtt"
+    );
+    assert_eq!(
+        field_of(json!({"flows": {"count": 2, "rtt": "100ms", "size": {"pareto": "1KB", "shape": 0.9}}})),
+        "flows.size.shape"
+    );
+}
+
+#[test]
+fn monitor_limits() {
+    assert_eq!(field_of(json!({"monitor": {"fct_buckets": ["10KB", "5KB"]}})), "monitor.fct_buckets[1]");
+    assert_eq!(field_of(json!({"monitor": {"cwnd": true}})), "monitor.cwnd");
+    let e = with(json!({"duration": "1000s", "flows": {"count": 100000}, "monitor": {"sample_interval": "1ms", "cwnd": true}}))
+        .unwrap_err();
+    assert_eq!(e.field, "monitor.sample_interval");
+}
+
+#[test]
+fn red_defaults_are_ns2() {
+    let c = with(json!({"bottleneck": {"queue": {"discipline": "red", "limit": 50}}})).unwrap();
+    match &c.network.links[0].queue {
+        crate::queue::QueueSpec::Red(p) => {
+            assert_eq!((p.min_th, p.max_th, p.max_p, p.weight), (5.0, 15.0, 0.1, 0.002));
+            assert!(p.gentle && p.wait && !p.ecn);
+            assert_eq!(p.mean_pktsize, None);
+        }
+        q => panic!("not RED: {q:?}"),
+    }
+}

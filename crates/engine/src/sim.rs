@@ -1,0 +1,1024 @@
+//! The simulation: flow groups sending over routes of ports, receivers, ACK paths, open-loop sources.
+//!
+//! Paths that never queue cost no events beyond their delay:
+//! - a sender's access link is FIFO with a known rate, so a packet's arrival at the first port of its route
+//!   is computed when it is sent (`max(now, link free) + serialization + delay`) and the packet waits in the
+//!   flow's access pipe for one event;
+//! - between ports a packet crosses the link's pipe (one event at the next port);
+//! - after the last port of its route a data packet reaches its receiver a pure delay later, so the
+//!   receiver processes it when it leaves that port, with its clock read as `now + delay`;
+//! - ACKs return either over an uncongested path (propagation plus the ACK's serialization on each link
+//!   of the route and the access link: a constant delay per flow) or over queued links (`ack_route`), as
+//!   packets crossing ports like data. Either way the sender handles an ACK as soon as its arrival time is
+//!   known, on its own clock read as that time, after firing any of its timers due before it. Its only
+//!   inputs are ACKs (in order, since each path is FIFO) and its timers, so it sees exactly the sequence it
+//!   would see on arrival. The packets it sends leave at the sender's time, never earlier than the
+//!   simulation's.
+//!
+//! So a data packet costs two events per queued hop. Only a pipe's head has an event pending, which keeps
+//! the event queue as small as the number of flows and ports. (A sampled cwnd is the sender's state on its
+//! own clock, up to one ACK delay ahead of the sample time.)
+//!
+//! Flows started at fixed times keep their slot (and their row in the results); flows that arrive as a
+//! Poisson process take a free slot and give it back once finished with no packet left in the network, so
+//! memory grows with the flows in the system, not with time.
+
+use crate::events::{Event, EventQueue};
+use crate::monitor::{jain_index, FctStats, FlowStats};
+use crate::network::{Pipe, Port};
+use crate::packet::{Ack, Kind, Packet};
+use crate::queue::{QueueDisc, QueueEffects};
+use crate::results::{
+    FctRecordResult, FctResult, FlowResult, GroupResult, PortResult, Results, Series, Summary, UdpResult,
+};
+use crate::rng::{stream, Rng};
+use crate::scenario::{group_stream, Config, FlowConfig, ScenarioError};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::{Sender, SenderStats};
+use crate::time::{from_secs, serialization, to_secs, Time, NEVER};
+use crate::timer::{Fired, Timer};
+use crate::traffic::UdpSource;
+use std::collections::{BTreeMap, VecDeque};
+
+/// ACKs crossing queued links: their contents wait here, in order, while packets numbered by `serial`
+/// cross the ports.
+#[derive(Default)]
+struct AckPath {
+    /// From the receiver to the first port of the ACK route.
+    pipe: Pipe,
+    pending: VecDeque<(u32, Ack)>,
+    serial: u32,
+}
+
+struct Flow {
+    group: u32,
+    sender: Sender,
+    receiver: Receiver,
+    /// Packets on the access link with their arrival times at the first port.
+    access: Pipe,
+    access_free_at: Time,
+    access_serialization: Time,
+    access_delay: Time,
+    /// The receiver's clock lead: the last data link's delay.
+    rx_shift: Time,
+    /// Uncongested ACKs: from the receiver to the sender. Queued ACKs: from the end of serialization at
+    /// the last ACK port to the sender.
+    ack_delay: Time,
+    ack_path: Option<Box<AckPath>>,
+    /// The sender's timers (RTO, pacing) as one event source.
+    wake: Timer,
+    stats: FlowStats,
+    /// Packets of this flow (data and queued ACKs) in pipes and ports.
+    in_network: u32,
+    start: Time,
+    rtt: Time,
+    size_bytes: Option<u64>,
+    fct: Option<Time>,
+    /// Counted in the ports' active flows.
+    active: bool,
+    /// Started by an arrival process: its slot is reused once it is finished and drained.
+    arrived: bool,
+    /// Its slot is free (its counters are in its group's `retired`).
+    freed: bool,
+}
+
+/// What a group accumulates from its finished (recycled) flows, and its arrival process.
+struct GroupState {
+    rng: Rng,
+    started: u64,
+    completed: u64,
+    retired: FlowStats,
+    retired_sender: SenderStats,
+}
+
+/// A running experiment.
+pub struct Simulation {
+    cfg: Config,
+    now: Time,
+    events: EventQueue,
+    ports: Vec<Port>,
+    flows: Vec<Flow>,
+    /// Slots of finished arrival flows, ready for reuse.
+    free: Vec<u32>,
+    fixed: usize,
+    groups: Vec<GroupState>,
+    /// Open-loop sources; their packets carry the source index.
+    udp: Vec<UdpSource>,
+    fx: QueueEffects,
+    out: Vec<Packet>,
+    series: Series,
+    fct: FctStats,
+    measuring: bool,
+    // Whole-run conservation counters.
+    acks_sent: u64,
+    delivered: u64,
+    dropped: u64,
+    after_end: u64,
+    peak_slots: usize,
+}
+
+impl Simulation {
+    pub fn new(cfg: Config) -> Result<Self, ScenarioError> {
+        let mut ports = Vec::with_capacity(cfg.network.links.len());
+        for (p, link) in cfg.network.links.iter().enumerate() {
+            let queue = link.queue.build(cfg.network.queue_context(p, &cfg.groups, &cfg.udp, cfg.seed))?;
+            let common = cfg.groups.iter().find(|g| g.route.contains(&p)).map_or(1000, |g| g.tcp.packet_size);
+            ports.push(Port::new(queue, link.rate, link.delay, common));
+        }
+        let mut events = EventQueue::default();
+        let fixed = cfg.fixed_flows().count();
+        let mut sim = Simulation {
+            now: 0,
+            events: EventQueue::default(),
+            ports,
+            flows: Vec::with_capacity(fixed),
+            free: Vec::new(),
+            fixed,
+            groups: (0..cfg.groups.len())
+                .map(|g| GroupState {
+                    rng: Rng::new(cfg.seed, group_stream(g, stream::ARRIVAL)),
+                    started: 0,
+                    completed: 0,
+                    retired: FlowStats::default(),
+                    retired_sender: SenderStats::default(),
+                })
+                .collect(),
+            udp: Vec::new(),
+            fx: QueueEffects::default(),
+            out: Vec::new(),
+            series: Series::new(cfg.network.links.len(), if cfg.sample_cwnd { fixed } else { 0 }),
+            fct: FctStats::new(cfg.fct_buckets.clone(), cfg.groups.len(), cfg.fct_records),
+            measuring: false,
+            acks_sent: 0,
+            delivered: 0,
+            dropped: 0,
+            after_end: 0,
+            peak_slots: 0,
+            cfg,
+        };
+        let fixed_flows: Vec<(usize, FlowConfig)> =
+            sim.cfg.fixed_flows().map(|(g, f)| (g, f.clone())).collect();
+        for (i, (g, f)) in fixed_flows.iter().enumerate() {
+            events.schedule(f.start, Event::FlowStart(i as u32));
+            sim.add_flow(*g, f, false);
+        }
+        for (i, (_, f)) in fixed_flows.iter().enumerate() {
+            if f.stop < sim.cfg.duration {
+                events.schedule(f.stop, Event::FlowStop(i as u32));
+            }
+        }
+        for (i, u) in sim.cfg.udp.iter().enumerate() {
+            events.schedule(u.start, Event::UdpSend(i as u32));
+            let rng = Rng::new(sim.cfg.seed, stream::UDP + i as u64);
+            sim.udp.push(UdpSource::new(u.pattern, u.rate_bps, u.packet_size, u.start, u.stop, rng));
+        }
+        for (g, grp) in sim.cfg.groups.iter().enumerate() {
+            if let Some(a) = &grp.arrival {
+                let first = a.start + exponential_gap(&mut sim.groups[g].rng, a.rate);
+                if first < a.stop {
+                    events.schedule(first, Event::Arrival(g as u32));
+                }
+            }
+        }
+        events.schedule(sim.cfg.warmup, Event::WarmupEnd);
+        if sim.cfg.sample_interval.is_some() {
+            events.schedule(0, Event::Sample);
+        }
+        sim.events = events;
+        for p in 0..sim.ports.len() {
+            sim.sync_queue_timer(p);
+        }
+        Ok(sim)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events executed so far.
+    pub fn events_executed(&self) -> u64 {
+        self.events.executed()
+    }
+
+    /// Events waiting in the queue (a few per flow and port: pipe heads and timers).
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Flow slots allocated (live flows plus free slots).
+    pub fn flow_slots(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// Run every event due at or before `until` (capped at the scenario's duration).
+    pub fn run_until(&mut self, until: Time) {
+        let until = until.min(self.cfg.duration);
+        while let Some((t, ev)) = self.events.pop_until(until) {
+            self.now = t;
+            self.dispatch(ev);
+        }
+        self.now = self.now.max(until);
+    }
+
+    /// Run to the end and collect the results.
+    pub fn run(self) -> Results {
+        self.finish()
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::AccessArrive(f) => {
+                let flow = &mut self.flows[f as usize];
+                let (pkt, next) = flow.access.pop().expect("a packet per access arrival");
+                if let Some(t) = next {
+                    self.events.schedule(t, Event::AccessArrive(f));
+                }
+                let port = self.cfg.groups[flow.group as usize].route[0];
+                self.enqueue(port, pkt);
+            }
+            Event::TxDone(p) => self.tx_done(p as usize),
+            Event::LinkArrive(p) => {
+                let (pkt, next) = self.ports[p as usize].out.pop().expect("a packet per link arrival");
+                if let Some(t) = next {
+                    self.events.schedule(t, Event::LinkArrive(p));
+                }
+                let port = self.route_of(&pkt)[pkt.hop as usize];
+                self.enqueue(port, pkt);
+            }
+            Event::AckArrive(f) => {
+                let flow = &mut self.flows[f as usize];
+                let path = flow.ack_path.as_mut().expect("a queued ACK path");
+                let (pkt, next) = path.pipe.pop().expect("a packet per ACK arrival");
+                if let Some(t) = next {
+                    self.events.schedule(t, Event::AckArrive(f));
+                }
+                let port = self.cfg.groups[flow.group as usize].ack_route[0];
+                self.enqueue(port, pkt);
+            }
+            Event::SenderTimer(f) => self.sender_timer(f as usize),
+            Event::ReceiverTimer(f) => self.receiver_timer(f as usize),
+            Event::FlowStart(f) => self.start_flow(f as usize),
+            Event::FlowStop(f) => self.deactivate(f as usize),
+            Event::Arrival(g) => self.arrival(g as usize),
+            Event::QueueTimer(p) => {
+                let p = p as usize;
+                if self.ports[p].timer.fire(self.now, 0) == Fired::Due {
+                    self.ports[p].timer.cancel();
+                    self.ports[p].queue.on_timer(self.now, &mut self.fx);
+                    self.apply_queue_effects(p);
+                    let len = self.ports[p].queue.len();
+                    self.ports[p].stats.queue_changed(self.now, len);
+                    if self.ports[p].in_service.is_none() {
+                        self.start_service(p);
+                    }
+                }
+                self.sync_queue_timer(p);
+            }
+            Event::UdpSend(i) => self.udp_send(i as usize),
+            Event::Sample => self.sample(),
+            Event::WarmupEnd => {
+                self.measuring = true;
+                for port in &mut self.ports {
+                    port.stats.begin(self.now);
+                    port.stats.queue_changed(self.now, port.queue.len());
+                }
+                for f in &mut self.flows {
+                    f.stats = FlowStats::default();
+                }
+                for g in &mut self.groups {
+                    g.retired = FlowStats::default();
+                }
+                for u in &mut self.udp {
+                    (u.delivered, u.drops) = (0, 0);
+                }
+            }
+        }
+    }
+
+    /// The ports a packet crosses.
+    fn route_of(&self, pkt: &Packet) -> &[usize] {
+        match pkt.kind {
+            Kind::Data => &self.cfg.groups[self.flows[pkt.flow as usize].group as usize].route,
+            Kind::Ack => &self.cfg.groups[self.flows[pkt.flow as usize].group as usize].ack_route,
+            Kind::Datagram => &self.cfg.udp[pkt.flow as usize].route,
+        }
+    }
+
+    /// Set up a flow of group `g` in a slot (reusing a free one for arrivals); returns the slot.
+    fn add_flow(&mut self, g: usize, fc: &FlowConfig, arrived: bool) -> usize {
+        let grp = &self.cfg.groups[g];
+        let cc = grp.cc.build("").expect("controllers are checked when the scenario resolves");
+        let slot =
+            if arrived { self.free.pop().map(|s| s as usize) } else { None }.unwrap_or(self.flows.len());
+        let mut sender = Sender::new(slot as u32, cc, &grp.tcp);
+        sender.stop_at(fc.stop);
+        let payload = grp.tcp.payload as u64;
+        if let Some(bytes) = fc.size {
+            sender = sender.with_size(bytes.div_ceil(payload).min(u32::MAX as u64 - 1) as u32);
+        }
+        let last = *grp.route.last().expect("routes are not empty");
+        let ack_on_access = serialization(grp.ack_size, fc.access_rate);
+        let ack_delay = if grp.ack_route.is_empty() {
+            let on_links: Time =
+                grp.route.iter().map(|&p| serialization(grp.ack_size, self.ports[p].rate)).sum();
+            let propagation: Time = grp.route.iter().map(|&p| self.ports[p].delay).sum();
+            propagation + fc.access_delay + on_links + ack_on_access
+        } else {
+            self.ports[*grp.ack_route.last().expect("non-empty")].delay + fc.access_delay + ack_on_access
+        };
+        let flow = Flow {
+            group: g as u32,
+            sender,
+            receiver: Receiver::new(),
+            access: Pipe::default(),
+            access_free_at: 0,
+            access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
+            access_delay: fc.access_delay,
+            rx_shift: self.ports[last].delay,
+            ack_delay,
+            ack_path: (!grp.ack_route.is_empty()).then(Box::default),
+            wake: Timer::default(),
+            stats: FlowStats::default(),
+            in_network: 0,
+            start: fc.start,
+            rtt: fc.rtt,
+            size_bytes: fc.size,
+            fct: None,
+            active: false,
+            arrived,
+            freed: false,
+        };
+        if slot == self.flows.len() {
+            self.flows.push(flow);
+        } else {
+            self.flows[slot] = flow;
+        }
+        self.peak_slots = self.peak_slots.max(self.flows.len() - self.free.len());
+        slot
+    }
+
+    fn start_flow(&mut self, f: usize) {
+        self.groups[self.flows[f].group as usize].started += 1;
+        let tcp = &self.cfg.groups[self.flows[f].group as usize].tcp;
+        self.flows[f].sender.start(self.now, tcp, &mut self.out);
+        self.send_out(f, self.now);
+        if self.flows[f].sender.is_complete() {
+            return;
+        }
+        self.flows[f].active = true;
+        self.change_active(f, 1);
+    }
+
+    /// The flow stops counting as active at its ports (stop time reached or finished).
+    fn deactivate(&mut self, f: usize) {
+        if std::mem::take(&mut self.flows[f].active) {
+            self.change_active(f, -1);
+        }
+    }
+
+    fn change_active(&mut self, f: usize, delta: i32) {
+        let g = self.flows[f].group as usize;
+        for &p in &self.cfg.groups[g].route {
+            let port = &mut self.ports[p];
+            port.active_flows = port.active_flows.saturating_add_signed(delta);
+            port.queue.on_active_flows(port.active_flows);
+        }
+    }
+
+    /// A group's next Poisson arrival: schedule the one after, draw this flow's RTT, access rate and size.
+    fn arrival(&mut self, g: usize) {
+        let a = self.cfg.groups[g].arrival.clone().expect("an arrival group");
+        let rng = &mut self.groups[g].rng;
+        let next = self.now + exponential_gap(rng, a.rate);
+        if next < a.stop {
+            self.events.schedule(next, Event::Arrival(g as u32));
+        }
+        let rtt = rng.uniform_in(a.rtt.0, a.rtt.1);
+        let access_rate = rng.uniform_in(a.access_rate.0, a.access_rate.1);
+        let size = self.cfg.groups[g].size.as_ref().expect("arrival groups have sizes").sample(rng);
+        let grp = &self.cfg.groups[g];
+        let net = &self.cfg.network;
+        let fwd: f64 = grp.route.iter().map(|&p| net.links[p].delay_s).sum();
+        let back =
+            (!grp.ack_route.is_empty()).then(|| grp.ack_route.iter().map(|&p| net.links[p].delay_s).sum());
+        let fc = FlowConfig {
+            rtt: from_secs(rtt),
+            access_rate,
+            access_delay: from_secs(crate::scenario::flows::access_delay(rtt, fwd, back).max(0.0)),
+            start: self.now,
+            stop: NEVER,
+            size: Some(size),
+        };
+        let f = self.add_flow(g, &fc, true);
+        self.start_flow(f);
+    }
+
+    /// Put the packets the sender emitted at its time `at` on its access link, and keep its timer scheduled.
+    fn send_out(&mut self, f: usize, at: Time) {
+        let flow = &mut self.flows[f];
+        for pkt in self.out.drain(..) {
+            let done = at.max(flow.access_free_at) + flow.access_serialization;
+            flow.access_free_at = done;
+            flow.in_network += 1;
+            let arrival = done + flow.access_delay;
+            if flow.access.push(arrival, pkt) {
+                self.events.schedule(arrival, Event::AccessArrive(f as u32));
+            }
+        }
+        flow.wake.arm(flow.sender.next_deadline());
+        if let Some(t) = flow.wake.needs_event(0) {
+            self.events.schedule(t, Event::SenderTimer(f as u32));
+        }
+    }
+
+    fn sender_timer(&mut self, f: usize) {
+        match self.flows[f].wake.fire(self.now, 0) {
+            Fired::Stale | Fired::Early(None) => {}
+            Fired::Early(Some(t)) => self.events.schedule(t, Event::SenderTimer(f as u32)),
+            Fired::Due => {
+                let tcp = &self.cfg.groups[self.flows[f].group as usize].tcp;
+                self.flows[f].sender.on_timer(self.now, tcp, &mut self.out);
+                self.send_out(f, self.now);
+            }
+        }
+    }
+
+    /// The receiver's clock leads by `rx_shift`; its timer events run on the simulation's clock.
+    fn receiver_timer(&mut self, f: usize) {
+        let shift = self.flows[f].rx_shift;
+        match self.flows[f].receiver.delack.fire(self.now, shift) {
+            Fired::Stale | Fired::Early(None) => {}
+            Fired::Early(Some(t)) => self.events.schedule(t, Event::ReceiverTimer(f as u32)),
+            Fired::Due => {
+                let tcp = &self.cfg.groups[self.flows[f].group as usize].tcp;
+                if let Some(ack) = self.flows[f].receiver.on_delack_timer(tcp) {
+                    self.send_ack(f, ack, self.now + shift);
+                }
+            }
+        }
+    }
+
+    /// The receiver sends `ack` at its time `at`.
+    fn send_ack(&mut self, f: usize, ack: Ack, at: Time) {
+        let flow = &mut self.flows[f];
+        let Some(path) = flow.ack_path.as_mut() else {
+            let arrival = at + flow.ack_delay;
+            return self.sender_ack(f, ack, arrival);
+        };
+        path.serial = path.serial.wrapping_add(1);
+        path.pending.push_back((path.serial, ack));
+        let size = self.cfg.groups[flow.group as usize].ack_size;
+        let pkt = Packet { flow: f as u32, seq: path.serial, size, kind: Kind::Ack, ..Packet::default() };
+        flow.in_network += 1;
+        self.acks_sent += 1;
+        if path.pipe.push(at, pkt) {
+            self.events.schedule(at, Event::AckArrive(f as u32));
+        }
+    }
+
+    /// The sender handles `ack` at its arrival time `at`, on its own clock.
+    fn sender_ack(&mut self, f: usize, ack: Ack, at: Time) {
+        let g = self.flows[f].group as usize;
+        // Timers due before the ACK arrives come first, as they would on the sender's clock.
+        loop {
+            let deadline = self.flows[f].sender.next_deadline();
+            if deadline > at {
+                break;
+            }
+            self.flows[f].sender.on_timer(deadline, &self.cfg.groups[g].tcp, &mut self.out);
+            self.send_out(f, deadline);
+        }
+        self.flows[f].sender.on_ack(&ack, at, &self.cfg.groups[g].tcp, &mut self.out);
+        self.send_out(f, at);
+        let flow = &mut self.flows[f];
+        if flow.fct.is_none() && flow.sender.is_complete() {
+            self.complete(f, at);
+        }
+    }
+
+    /// A finite flow's last segment was acknowledged at `at`.
+    fn complete(&mut self, f: usize, at: Time) {
+        let flow = &mut self.flows[f];
+        let fct = at - flow.start;
+        flow.fct = Some(fct);
+        let g = flow.group as usize;
+        self.groups[g].completed += 1;
+        if at <= self.cfg.duration && flow.start >= self.cfg.warmup {
+            let size = flow.size_bytes.unwrap_or(0);
+            let route = &self.cfg.groups[g].route;
+            let bottleneck = route.iter().map(|&p| self.ports[p].rate).fold(f64::INFINITY, f64::min);
+            let wire = size.div_ceil(self.cfg.groups[g].tcp.payload as u64)
+                * self.cfg.groups[g].tcp.packet_size as u64;
+            let ideal = flow.rtt + from_secs(wire as f64 * 8.0 / bottleneck);
+            let rtt = flow.rtt;
+            let start = flow.start;
+            self.fct.add(g, size, start, fct, rtt, ideal);
+        }
+        self.deactivate(f);
+        self.maybe_free(f);
+    }
+
+    /// Give a finished arrival flow's slot back once none of its packets is left in the network.
+    fn maybe_free(&mut self, f: usize) {
+        let flow = &self.flows[f];
+        if !flow.arrived || flow.freed || flow.fct.is_none() || flow.in_network > 0 {
+            return;
+        }
+        let g = &mut self.groups[flow.group as usize];
+        g.retired.add(&flow.stats);
+        let s = &flow.sender.stats;
+        let r = &mut g.retired_sender;
+        r.sent += s.sent;
+        r.retransmits += s.retransmits;
+        r.timeouts += s.timeouts;
+        r.fast_recoveries += s.fast_recoveries;
+        r.ecn_reductions += s.ecn_reductions;
+        self.flows[f].wake.cancel();
+        self.flows[f].receiver.delack.cancel();
+        self.flows[f].freed = true;
+        self.free.push(f as u32);
+    }
+
+    fn udp_send(&mut self, i: usize) {
+        let src = &mut self.udp[i];
+        src.sent += 1;
+        let pkt = Packet {
+            flow: i as u32,
+            seq: src.sent as u32,
+            size: src.packet_size,
+            kind: Kind::Datagram,
+            ..Packet::default()
+        };
+        let next = src.next_after(self.now);
+        if next != NEVER {
+            self.events.schedule(next, Event::UdpSend(i as u32));
+        }
+        let port = self.cfg.udp[i].route[0];
+        self.enqueue(port, pkt);
+    }
+
+    fn enqueue(&mut self, p: usize, pkt: Packet) {
+        let port = &mut self.ports[p];
+        if port.stats.measuring {
+            port.stats.arrivals += 1;
+        }
+        port.queue.enqueue(pkt, self.now, &mut self.fx);
+        self.apply_queue_effects(p);
+        if self.ports[p].in_service.is_none() {
+            self.start_service(p);
+        }
+        let port = &mut self.ports[p];
+        port.stats.queue_changed(self.now, port.queue.len());
+        self.sync_queue_timer(p);
+    }
+
+    fn start_service(&mut self, p: usize) {
+        let port = &mut self.ports[p];
+        if let Some(pkt) = port.queue.dequeue(self.now, &mut self.fx) {
+            port.stats.on_service_start(self.now - pkt.enqueued_at);
+            let tx_time = port.serialization(pkt.size);
+            self.events.schedule(self.now + tx_time, Event::TxDone(p as u32));
+            port.in_service = Some(pkt);
+        }
+        self.apply_queue_effects(p);
+    }
+
+    fn tx_done(&mut self, p: usize) {
+        let port = &mut self.ports[p];
+        let mut pkt = port.in_service.take().expect("a packet in service");
+        if port.stats.measuring {
+            port.stats.departures += 1;
+            port.stats.departed_bytes += pkt.size as u64;
+        }
+        let arrival = self.now + port.delay;
+        pkt.hop += 1;
+        if (pkt.hop as usize) < self.route_of(&pkt).len() {
+            if self.ports[p].out.push(arrival, pkt) {
+                self.events.schedule(arrival, Event::LinkArrive(p as u32));
+            }
+        } else {
+            self.deliver(pkt, arrival);
+        }
+        self.start_service(p);
+        let port = &mut self.ports[p];
+        port.stats.queue_changed(self.now, port.queue.len());
+        self.sync_queue_timer(p);
+    }
+
+    /// The packet reaches the end of its route at `at`.
+    fn deliver(&mut self, pkt: Packet, at: Time) {
+        if at > self.cfg.duration {
+            self.after_end += 1;
+            return;
+        }
+        self.delivered += 1;
+        let f = pkt.flow as usize;
+        match pkt.kind {
+            Kind::Datagram => {
+                if self.measuring && at >= self.cfg.warmup {
+                    self.udp[f].delivered += 1;
+                }
+            }
+            Kind::Ack => {
+                let flow = &mut self.flows[f];
+                flow.in_network -= 1;
+                let arrival = self.now + flow.ack_delay;
+                let path = self.flows[f].ack_path.as_mut().expect("a queued ACK path");
+                let mut ack = None;
+                while let Some((serial, a)) = path.pending.pop_front() {
+                    if serial == pkt.seq {
+                        ack = Some(a);
+                        break;
+                    }
+                }
+                if let Some(ack) = ack {
+                    self.sender_ack(f, ack, arrival);
+                }
+                self.maybe_free(f);
+            }
+            Kind::Data => {
+                let tcp = &self.cfg.groups[self.flows[f].group as usize].tcp;
+                let payload = tcp.payload as u64;
+                let flow = &mut self.flows[f];
+                flow.in_network -= 1;
+                let d = flow.receiver.on_data(&pkt, at, tcp);
+                if self.measuring && at >= self.cfg.warmup {
+                    flow.stats.goodput_bytes += d.new_in_order as u64 * payload;
+                    flow.stats.throughput_bytes += payload;
+                }
+                if let Some(t) = flow.receiver.delack.needs_event(flow.rx_shift) {
+                    self.events.schedule(t, Event::ReceiverTimer(f as u32));
+                }
+                if let Some(ack) = d.ack {
+                    self.send_ack(f, ack, at);
+                }
+                self.maybe_free(f);
+            }
+        }
+    }
+
+    fn apply_queue_effects(&mut self, p: usize) {
+        if self.fx.drops.is_empty() && self.fx.marks.is_empty() {
+            return;
+        }
+        let mut drops = std::mem::take(&mut self.fx.drops);
+        for (pkt, reason, stage) in drops.drain(..) {
+            self.dropped += 1;
+            self.ports[p].stats.on_drop(reason, stage);
+            let f = pkt.flow as usize;
+            match pkt.kind {
+                Kind::Datagram => {
+                    if self.measuring {
+                        self.udp[f].drops += 1;
+                    }
+                }
+                Kind::Data | Kind::Ack => {
+                    let flow = &mut self.flows[f];
+                    flow.in_network -= 1;
+                    if self.measuring {
+                        if pkt.kind == Kind::Data {
+                            flow.stats.drops += 1;
+                        } else {
+                            flow.stats.ack_drops += 1;
+                        }
+                    }
+                    self.maybe_free(f);
+                }
+            }
+        }
+        self.fx.drops = drops;
+        for (f, reason) in self.fx.marks.drain(..) {
+            self.ports[p].stats.on_mark(reason);
+            if self.measuring {
+                self.flows[f as usize].stats.marks += 1;
+            }
+        }
+    }
+
+    fn sync_queue_timer(&mut self, p: usize) {
+        let port = &mut self.ports[p];
+        let Some(t) = port.queue.next_timer() else { return };
+        port.timer.arm(t.max(self.now));
+        if let Some(at) = port.timer.needs_event(0) {
+            self.events.schedule(at, Event::QueueTimer(p as u32));
+        }
+    }
+
+    fn sample(&mut self) {
+        self.series.time_s.push(to_secs(self.now));
+        self.series.queue_pkts.push(self.ports[0].queue.len() as f64);
+        for (p, q) in self.series.port_queue.iter_mut().enumerate() {
+            q.push(self.ports[p].queue.len() as f64);
+        }
+        if self.cfg.sample_cwnd {
+            for (i, f) in self.flows[..self.fixed].iter().enumerate() {
+                self.series.cwnd[i].push(f.sender.cwnd());
+            }
+        }
+        if let Some(dt) = self.cfg.sample_interval {
+            self.events.schedule(self.now + dt, Event::Sample);
+        }
+    }
+
+    /// Packets sent (data, queued ACKs, datagrams), delivered, dropped, and still in the network (pipes,
+    /// queues, links, or due at their endpoint after the end).
+    pub fn conservation(&self) -> (u64, u64, u64, u64) {
+        let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum::<u64>()
+            + self.groups.iter().map(|g| g.retired_sender.sent).sum::<u64>()
+            + self.acks_sent
+            + self.udp.iter().map(|u| u.sent).sum::<u64>();
+        // Freed slots' counters are already in their groups' `retired_sender`.
+        let sent = sent - self.flows.iter().filter(|f| f.freed).map(|f| f.sender.stats.sent).sum::<u64>();
+        let pipes: u64 = self
+            .flows
+            .iter()
+            .map(|f| f.access.len() as u64 + f.ack_path.as_ref().map_or(0, |a| a.pipe.len() as u64))
+            .sum();
+        let ports: u64 = self
+            .ports
+            .iter()
+            .map(|p| p.queue.len() as u64 + p.in_service.is_some() as u64 + p.out.len() as u64)
+            .sum();
+        (sent, self.delivered, self.dropped, pipes + ports + self.after_end)
+    }
+
+    /// Close the statistics and collect the results (runs the rest of the scenario first).
+    pub fn finish(mut self) -> Results {
+        self.run_until(self.cfg.duration);
+        let end = self.cfg.duration;
+        for port in &mut self.ports {
+            port.stats.finish(end);
+        }
+        let window = end - self.cfg.warmup;
+        let secs = to_secs(window);
+        let fixed_cfg: Vec<(usize, FlowConfig)> =
+            self.cfg.fixed_flows().map(|(g, f)| (g, f.clone())).collect();
+        let flows: Vec<FlowResult> = self.flows[..self.fixed]
+            .iter()
+            .zip(&fixed_cfg)
+            .enumerate()
+            .map(|(i, (f, (g, fc)))| FlowResult {
+                flow: i as u32,
+                group: *g as u32,
+                rtt_s: to_secs(fc.rtt),
+                start_s: to_secs(fc.start),
+                goodput_bps: f.stats.goodput_bytes as f64 * 8.0 / secs,
+                throughput_bps: f.stats.throughput_bytes as f64 * 8.0 / secs,
+                sent: f.sender.stats.sent,
+                retransmits: f.sender.stats.retransmits,
+                timeouts: f.sender.stats.timeouts,
+                fast_recoveries: f.sender.stats.fast_recoveries,
+                ecn_reductions: f.sender.stats.ecn_reductions,
+                drops: f.stats.drops,
+                marks: f.stats.marks,
+                final_cwnd: f.sender.cwnd(),
+                srtt_s: f.sender.srtt(),
+                size_bytes: fc.size,
+                fct_s: f.fct.map(to_secs),
+            })
+            .collect();
+        let totals = self.group_totals();
+        let groups = self.group_results(&flows, &totals, secs);
+        // Summed as the flows' rows are, so a scenario without arrivals reports the sum of its rows.
+        let arrival_goodput: f64 = totals.iter().map(|t| t.1.goodput_bytes as f64 * 8.0 / secs).sum();
+        let ports = self.port_results(window);
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        let (sent, delivered, dropped, in_flight) = self.conservation();
+        let p0 = &ports[0];
+        let st = &self.ports[0].stats;
+        let summary = Summary {
+            name: self.cfg.name.clone(),
+            seed: self.cfg.seed,
+            flows: flows.len() as u64,
+            duration_s: to_secs(end),
+            warmup_s: to_secs(self.cfg.warmup),
+            utilization: p0.utilization,
+            throughput_bps: p0.throughput_bps,
+            goodput_bps: goodputs.iter().sum::<f64>() + arrival_goodput,
+            arrivals: st.arrivals,
+            departures: st.departures,
+            drops_overflow: st.drops_overflow(),
+            drops_early: st.drops_early(),
+            drops_forced: st.drops_forced(),
+            drops: st.drops(),
+            marks: st.marks,
+            loss_rate: p0.loss_rate,
+            mark_rate: p0.mark_rate,
+            queue_mean_pkts: p0.queue_mean_pkts,
+            queue_p50_pkts: p0.queue_p50_pkts,
+            queue_p90_pkts: st.queue_quantile(0.9),
+            queue_p99_pkts: p0.queue_p99_pkts,
+            queue_max_pkts: p0.queue_max_pkts,
+            delay_mean_s: p0.delay_mean_s,
+            delay_std_s: st.delay.std(),
+            delay_p50_s: p0.delay_p50_s,
+            delay_p90_s: st.delay_quantile(0.9),
+            delay_p99_s: p0.delay_p99_s,
+            jain_index: jain_index(&goodputs),
+            timeouts: groups.iter().map(|g| g.timeouts).sum(),
+            fast_retransmits: groups.iter().map(|g| g.fast_recoveries).sum(),
+            retransmits: groups.iter().map(|g| g.retransmits).sum(),
+            sent,
+            delivered,
+            dropped,
+            in_flight,
+            events: self.events.executed(),
+            ports: self.ports.len() as u64,
+            groups: self.groups.len() as u64,
+            flows_started: self.groups.iter().map(|g| g.started).sum(),
+            flows_completed: self.groups.iter().map(|g| g.completed).sum(),
+            peak_flow_slots: self.peak_slots as u64,
+        };
+        let udp = self
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UdpResult {
+                source: i as u32,
+                sent: u.sent,
+                delivered: u.delivered,
+                drops: u.drops,
+                loss_rate: u.drops as f64 / (u.delivered + u.drops).max(1) as f64,
+            })
+            .collect();
+        let (fct, fct_records) = self.fct_results();
+        Results {
+            summary,
+            flows,
+            ports,
+            groups,
+            fct,
+            fct_records,
+            udp,
+            series: std::mem::take(&mut self.series),
+        }
+    }
+
+    fn port_results(&self, window: Time) -> Vec<PortResult> {
+        let secs = to_secs(window);
+        self.ports
+            .iter()
+            .zip(&self.cfg.network.links)
+            .enumerate()
+            .map(|(p, (port, link))| {
+                let st = &port.stats;
+                let arrivals = st.arrivals.max(1) as f64;
+                let reasons = |r: &crate::monitor::ReasonCounts| -> BTreeMap<String, u64> {
+                    r.0.iter().map(|&(n, c)| (n.to_string(), c)).collect()
+                };
+                PortResult {
+                    port: p as u32,
+                    name: link.name.clone(),
+                    discipline: link.queue.name().to_string(),
+                    rate_bps: link.rate,
+                    delay_s: link.delay_s,
+                    utilization: st.departed_bytes as f64 * 8.0 / (link.rate * secs),
+                    throughput_bps: st.departed_bytes as f64 * 8.0 / secs,
+                    arrivals: st.arrivals,
+                    departures: st.departures,
+                    drops: st.drops(),
+                    drops_at_dequeue: st.drops_at_dequeue,
+                    marks: st.marks,
+                    loss_rate: st.drops() as f64 / arrivals,
+                    mark_rate: st.marks as f64 / arrivals,
+                    drop_reasons: reasons(&st.drop_reasons),
+                    mark_reasons: reasons(&st.mark_reasons),
+                    queue_mean_pkts: st.queue_mean(window),
+                    queue_p50_pkts: st.queue_quantile(0.5),
+                    queue_p99_pkts: st.queue_quantile(0.99),
+                    queue_max_pkts: st.queue_max() as f64,
+                    delay_mean_s: st.delay.mean(),
+                    delay_p50_s: st.delay_quantile(0.5),
+                    delay_p99_s: st.delay_quantile(0.99),
+                }
+            })
+            .collect()
+    }
+
+    /// Per group: (counters of its fixed flows, counters of its arrival flows, sender counters of all).
+    fn group_totals(&self) -> Vec<(FlowStats, FlowStats, SenderStats)> {
+        let mut totals: Vec<(FlowStats, FlowStats, SenderStats)> =
+            self.groups.iter().map(|g| (FlowStats::default(), g.retired, g.retired_sender)).collect();
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.freed {
+                continue;
+            }
+            let t = &mut totals[f.group as usize];
+            if i < self.fixed {
+                t.0.add(&f.stats);
+            } else {
+                t.1.add(&f.stats);
+            }
+            let s = &f.sender.stats;
+            t.2.sent += s.sent;
+            t.2.retransmits += s.retransmits;
+            t.2.timeouts += s.timeouts;
+            t.2.fast_recoveries += s.fast_recoveries;
+            t.2.ecn_reductions += s.ecn_reductions;
+        }
+        totals
+    }
+
+    fn group_results(
+        &self,
+        flows: &[FlowResult],
+        totals: &[(FlowStats, FlowStats, SenderStats)],
+        secs: f64,
+    ) -> Vec<GroupResult> {
+        let names =
+            |r: &[usize]| r.iter().map(|&p| self.cfg.network.links[p].name.clone()).collect::<Vec<_>>();
+        self.cfg
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(g, grp)| {
+                let state = &self.groups[g];
+                let (fixed, arrived, snd) = &totals[g];
+                let mut stats = *fixed;
+                stats.add(arrived);
+                let goodputs: Vec<f64> =
+                    flows.iter().filter(|f| f.group as usize == g).map(|f| f.goodput_bps).collect();
+                let buckets = &self.fct.buckets[g];
+                let count: u64 = buckets.iter().map(|b| b.fct.count()).sum();
+                let mean = (count > 0).then(|| {
+                    buckets.iter().map(|b| b.fct.mean() * b.fct.count() as f64).sum::<f64>() / count as f64
+                });
+                let mut all = crate::monitor::LogHistogram::default();
+                for b in buckets {
+                    all.merge(&b.hist);
+                }
+                GroupResult {
+                    group: g as u32,
+                    name: grp.name.clone(),
+                    congestion_control: grp.cc.name().to_string(),
+                    route: names(&grp.route),
+                    ack_route: names(&grp.ack_route),
+                    flows_started: state.started,
+                    flows_completed: state.completed,
+                    goodput_bps: stats.goodput_bytes as f64 * 8.0 / secs,
+                    throughput_bps: stats.throughput_bytes as f64 * 8.0 / secs,
+                    sent: snd.sent,
+                    retransmits: snd.retransmits,
+                    timeouts: snd.timeouts,
+                    fast_recoveries: snd.fast_recoveries,
+                    ecn_reductions: snd.ecn_reductions,
+                    drops: stats.drops,
+                    ack_drops: stats.ack_drops,
+                    marks: stats.marks,
+                    jain_index: (!goodputs.is_empty()).then(|| jain_index(&goodputs)),
+                    fct_count: count,
+                    fct_mean_s: mean,
+                    fct_p99_s: (count > 0).then(|| to_secs(all.quantile(0.99).round() as Time)),
+                }
+            })
+            .collect()
+    }
+
+    fn fct_results(&self) -> (Vec<FctResult>, Vec<FctRecordResult>) {
+        let mut out = Vec::new();
+        for (g, buckets) in self.fct.buckets.iter().enumerate() {
+            for (b, bucket) in buckets.iter().enumerate() {
+                if bucket.fct.count() == 0 {
+                    continue;
+                }
+                let (lo, hi) = self.fct.bounds(b);
+                let q = |x: f64| to_secs(bucket.hist.quantile(x).round() as Time);
+                out.push(FctResult {
+                    group: g as u32,
+                    size_lo: lo,
+                    size_hi: (hi != u64::MAX).then_some(hi),
+                    count: bucket.fct.count(),
+                    mean_s: bucket.fct.mean(),
+                    std_s: bucket.fct.std(),
+                    p50_s: q(0.5),
+                    p90_s: q(0.9),
+                    p99_s: q(0.99),
+                    slowdown_mean: bucket.slowdown.mean(),
+                });
+            }
+        }
+        let records = self
+            .fct
+            .records
+            .iter()
+            .map(|r| FctRecordResult {
+                group: r.group,
+                size_bytes: r.size_bytes,
+                start_s: to_secs(r.start),
+                fct_s: to_secs(r.fct),
+                rtt_s: to_secs(r.rtt),
+            })
+            .collect();
+        (out, records)
+    }
+}
+
+/// An exponential gap of mean `1/rate` seconds, at least one picosecond.
+fn exponential_gap(rng: &mut Rng, rate: f64) -> Time {
+    from_secs(-(1.0 - rng.uniform()).ln() / rate).max(1)
+}

@@ -1,0 +1,103 @@
+//! Generalised AIMD(a, b) (Yang & Lam 2000; ns-2 `Agent/TCP` `increase_num_`/`decrease_num_`): Reno growth
+//! with `cwnd += a / cwnd` per ACK in congestion avoidance (about `a` segments per RTT), and on every
+//! congestion signal `ssthresh = max(b · W, 2)`, where `W` is the window the reduction starts from
+//! (`reduce_from`: `"in-flight"`, the data in flight as `tcp.ssthresh_from` measures it, RFC 5681's
+//! choice, or `"cwnd"`, ns-2's). The sender then sets `cwnd = ssthresh` (fast recovery, ECN) or the loss
+//! window (timeout). AIMD(1, 0.5) with `reduce_from = "in-flight"` is NewReno.
+//!
+//! Tsioliaridou & Tsaoussidis's gentle senders are AIMD(0.9, 0.675) with `reduce_from = "cwnd"`.
+
+use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
+use crate::scenario::{check, ScenarioError};
+use serde::Deserialize;
+
+/// The window a multiplicative decrease starts from.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReduceFrom {
+    #[default]
+    InFlight,
+    Cwnd,
+}
+
+/// `{ kind = "aimd", increase = 0.9, decrease = 0.675, reduce_from = "cwnd" }`.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Spec {
+    /// Segments added per RTT in congestion avoidance, in (0, 100].
+    pub increase: f64,
+    /// The factor the window is multiplied by on a congestion signal, in (0, 1).
+    pub decrease: f64,
+    pub reduce_from: ReduceFrom,
+}
+
+impl Default for Spec {
+    fn default() -> Self {
+        Spec { increase: 1.0, decrease: 0.5, reduce_from: ReduceFrom::InFlight }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Aimd {
+    spec: Spec,
+}
+
+impl Controller for Aimd {
+    type Spec = Spec;
+    fn from_spec(s: &Spec, field: &str) -> Result<Self, ScenarioError> {
+        let f = |p: &str| format!("{field}.{p}");
+        check(
+            &f("increase"),
+            s.increase > 0.0 && s.increase <= 100.0,
+            "in (0, 100] segments per RTT",
+            s.increase,
+        )?;
+        check(&f("decrease"), s.decrease > 0.0 && s.decrease < 1.0, "in (0, 1)", s.decrease)?;
+        Ok(Aimd { spec: s.clone() })
+    }
+}
+
+impl CongestionControl for Aimd {
+    fn on_ack(&mut self, w: &mut Window, acked: u32, _ctx: &CcContext) {
+        reno_growth(w, acked, self.spec.increase);
+    }
+
+    fn ssthresh(&mut self, w: &Window, _signal: Signal, ctx: &CcContext) -> f64 {
+        let from = match self.spec.reduce_from {
+            ReduceFrom::InFlight => ctx.in_flight as f64,
+            ReduceFrom::Cwnd => w.cwnd,
+        };
+        (self.spec.decrease * from).max(2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::test_context;
+    use crate::tcp::rtt::RttEstimator;
+
+    #[test]
+    fn gentle_increase_and_decrease() {
+        let spec = Spec { increase: 0.9, decrease: 0.675, reduce_from: ReduceFrom::Cwnd };
+        let mut cc = Aimd::from_spec(&spec, "tcp.congestion_control").unwrap();
+        let est = RttEstimator::default();
+        let ctx = test_context(&est, 7);
+        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        cc.on_ack(&mut w, 1, &ctx);
+        assert!((w.cwnd - 10.09).abs() < 1e-12);
+        assert!((cc.ssthresh(&w, Signal::Ecn, &ctx) - 0.675 * 10.09).abs() < 1e-12);
+        let mut flight = Aimd::from_spec(&Spec::default(), "x").unwrap();
+        assert_eq!(flight.ssthresh(&w, Signal::Loss, &ctx), 3.5);
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let e =
+            Aimd::from_spec(&Spec { decrease: 1.0, ..Spec::default() }, "flows[1].tcp.congestion_control")
+                .unwrap_err();
+        assert_eq!(e.field, "flows[1].tcp.congestion_control.decrease");
+        let e = Aimd::from_spec(&Spec { increase: 0.0, ..Spec::default() }, "c").unwrap_err();
+        assert_eq!(e.field, "c.increase");
+    }
+}
