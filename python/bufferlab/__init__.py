@@ -13,12 +13,12 @@ from bufferlab.errors import BufferLabError
 if TYPE_CHECKING:  # pragma: no cover
     from bufferlab.simulate import Results
 
-__all__ = ["BufferLabError", "Results", "run", "load_scenario"]
+__all__ = ["BufferLabError", "Results", "run", "resolve", "load_scenario"]
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("run", "Results", "load_scenario"):
+    if name in ("run", "resolve", "Results", "load_scenario"):
         from bufferlab import simulate
 
         return getattr(simulate, name)

@@ -175,6 +175,19 @@ def _progress_bar(total: float, enabled: Optional[bool]) -> Any:
                 bar_format="{l_bar}{bar}| {n:.2f}/{total:.2f} sim s [{elapsed}<{remaining}]")
 
 
+def resolve(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Dict[str, Any]:
+    """The scenario as the engine will run it: every default filled in, every per-flow value drawn from the
+    seeded streams, SI units (seconds, bits/s, bytes). The engine's own resolver, so nothing here can drift
+    from what runs. Raises :class:`~bufferlab.errors.BufferLabError` naming a bad field."""
+    from bufferlab import _engine
+
+    spec = apply_overrides(load_scenario(scenario), overrides)
+    try:
+        return json.loads(_engine.resolve(_to_json(spec)))
+    except _engine.ScenarioError as exc:
+        raise BufferLabError(str(exc)) from None
+
+
 def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optional[bool] = None) -> Results:
     """Simulate a scenario.
 

@@ -84,6 +84,12 @@ macro_rules! quantity {
         #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
         pub struct $name(pub f64);
 
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_f64(self.0)
+            }
+        }
+
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct V;

@@ -103,9 +103,18 @@ impl Simulation {
     }
 }
 
+/// Validate a scenario (JSON text) and return it resolved, as JSON text: every default filled in, every
+/// per-flow value drawn, SI units (see `scenario::export`). Raises `ScenarioError` naming the bad field.
+#[pyfunction]
+fn resolve(scenario_json: &str) -> PyResult<String> {
+    let cfg = config_from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(cfg.to_json().to_string())
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

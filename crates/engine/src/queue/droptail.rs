@@ -11,7 +11,7 @@ use crate::units::Bytes;
 use serde::Deserialize;
 
 /// `{ discipline = "droptail", limit = 100 }` (or `limit_bytes = "150KB"`).
-#[derive(Deserialize, Debug, Clone, Default)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
     /// Packets waiting, >= 1.

@@ -201,7 +201,7 @@ impl QueueContext<'_> {
 /// A discipline built from its scenario table.
 pub trait Discipline: QueueDisc + Sized {
     /// Its parameters as a scenario writes them (with `deny_unknown_fields` and defaults).
-    type Spec: DeserializeOwned + Clone + std::fmt::Debug;
+    type Spec: DeserializeOwned + serde::Serialize + Clone + std::fmt::Debug;
     fn build(spec: &Self::Spec, ctx: QueueContext) -> Result<Self, ScenarioError>;
 }
 
@@ -226,6 +226,20 @@ pub fn resolve_limit(
         }
         (None, None) => err(&ctx.field("limit"), "required: packets waiting, >= 1 (or limit_bytes)"),
     }
+}
+
+/// `{ <tag> = name, ...params }`.
+pub(crate) fn with_tag(
+    tag: &str,
+    name: &str,
+    params: Result<serde_json::Value, serde_json::Error>,
+) -> serde_json::Value {
+    let mut table = serde_json::Map::new();
+    table.insert(tag.to_string(), name.into());
+    if let Ok(serde_json::Value::Object(p)) = params {
+        table.extend(p);
+    }
+    serde_json::Value::Object(table)
 }
 
 macro_rules! disciplines {
@@ -267,6 +281,12 @@ macro_rules! disciplines {
 
             pub fn name(&self) -> &'static str {
                 match self { $(QueueSpec::$variant(_) => $name),* }
+            }
+
+            /// The table with every parameter, defaults filled in (`discipline` first).
+            pub fn to_json(&self) -> serde_json::Value {
+                let params = match self { $(QueueSpec::$variant(s) => serde_json::to_value(s)),* };
+                with_tag("discipline", self.name(), params)
             }
         }
 

@@ -27,7 +27,7 @@ use crate::units::Bytes;
 use serde::Deserialize;
 
 /// `{ discipline = "red", limit = 100, min_th = 5, max_th = 15, ... }`: thresholds in packets.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct Spec {
     pub limit: Option<u64>,

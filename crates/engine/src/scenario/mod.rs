@@ -10,6 +10,7 @@
 //! the per-flow values from the seeded streams and builds every discipline and controller once, so that a
 //! [`Config`] that resolved always runs. Every error names the offending field and the allowed range.
 
+pub mod export;
 pub mod flows;
 pub mod network;
 

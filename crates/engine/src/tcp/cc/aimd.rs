@@ -12,7 +12,7 @@ use crate::scenario::{check, ScenarioError};
 use serde::Deserialize;
 
 /// The window a multiplicative decrease starts from.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReduceFrom {
     #[default]
@@ -21,7 +21,7 @@ pub enum ReduceFrom {
 }
 
 /// `{ kind = "aimd", increase = 0.9, decrease = 0.675, reduce_from = "cwnd" }`.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Spec {
     /// Segments added per RTT in congestion avoidance, in (0, 100].

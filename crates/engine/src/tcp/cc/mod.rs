@@ -131,6 +131,12 @@ macro_rules! controllers {
             pub fn name(&self) -> &'static str {
                 match self { $(CcSpec::$variant(_) => $name),* }
             }
+
+            /// The table with every parameter, defaults filled in (`kind` first).
+            pub fn to_json(&self) -> serde_json::Value {
+                let params = match self { $(CcSpec::$variant(s) => serde_json::to_value(s)),* };
+                crate::queue::with_tag("kind", self.name(), params)
+            }
         }
 
         impl Default for CcSpec {
@@ -148,7 +154,7 @@ macro_rules! controllers {
 /// A controller built from its scenario table.
 pub trait Controller: CongestionControl + Sized {
     /// Its parameters as a scenario writes them (`Default` gives the defaults).
-    type Spec: Default + Clone + std::fmt::Debug + serde::de::DeserializeOwned;
+    type Spec: Default + Clone + std::fmt::Debug + serde::de::DeserializeOwned + serde::Serialize;
     fn from_spec(spec: &Self::Spec, field: &str) -> Result<Self, ScenarioError>;
 }
 

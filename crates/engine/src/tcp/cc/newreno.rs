@@ -10,7 +10,7 @@ use serde::Deserialize;
 pub struct NewReno;
 
 /// `{ kind = "newreno" }` takes no parameters.
-#[derive(Deserialize, Debug, Clone, Default, PartialEq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {}
 

@@ -1,0 +1,106 @@
+//! The resolved scenario as JSON: every default filled in, every per-flow value drawn, SI units (seconds,
+//! bits/s, bytes). This is what other tools consume (the Python package, the ns-3 translator) instead of
+//! keeping their own copies of the defaults and the unit grammar.
+
+use super::{Config, GroupConfig, SizeDist};
+use crate::time::{to_secs, Time, NEVER};
+use serde_json::{json, Value};
+
+fn secs_or_null(t: Time) -> Value {
+    if t == NEVER {
+        Value::Null
+    } else {
+        json!(to_secs(t))
+    }
+}
+
+fn size_json(d: &SizeDist) -> Value {
+    match d {
+        SizeDist::Constant(b) => json!({"constant": b}),
+        SizeDist::Exponential { mean } => json!({"exponential": mean}),
+        SizeDist::Pareto { mean, shape } => json!({"pareto": mean, "shape": shape}),
+        SizeDist::Empirical(points) => json!({"cdf": points}),
+    }
+}
+
+fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
+    let t = &g.tcp;
+    let names = |r: &[usize]| r.iter().map(|&p| link_names[p].clone()).collect::<Vec<_>>();
+    json!({
+        "name": g.name,
+        "route": names(&g.route),
+        "ack_route": names(&g.ack_route),
+        "congestion_control": g.cc.to_json(),
+        "tcp": {
+            "packet_size": t.packet_size,
+            "header_size": t.packet_size - t.payload,
+            "payload": t.payload,
+            "ack_size": g.ack_size,
+            "initial_window": t.initial_window,
+            "max_window": if t.max_window == u32::MAX { Value::Null } else { json!(t.max_window) },
+            "min_rto": to_secs(t.rto.min),
+            "initial_rto": to_secs(t.rto.initial),
+            "max_rto": to_secs(t.rto.max),
+            "clock_granularity": to_secs(t.rto.granularity),
+            "delayed_ack": t.delayed_ack,
+            "delayed_ack_timeout": to_secs(t.delayed_ack_timeout),
+            "sack": t.sack,
+            "ecn": t.ecn,
+            "dupack_threshold": t.dupack_threshold,
+            "limited_transmit": t.limited_transmit,
+            "ssthresh_from": match t.ssthresh_from { crate::tcp::InFlight::FlightSize => "flight", crate::tcp::InFlight::Pipe => "pipe" },
+            "rto_backoff": match t.backoff_end { crate::tcp::BackoffEnd::ValidSample => "until-sample", crate::tcp::BackoffEnd::NewAck => "new-ack" },
+            "pacing": t.pacing,
+        },
+        "flows": g.flows.iter().map(|f| json!({
+            "rtt": to_secs(f.rtt),
+            "access_rate": f.access_rate,
+            "access_delay": to_secs(f.access_delay),
+            "start": to_secs(f.start),
+            "stop": secs_or_null(f.stop),
+            "size": f.size,
+        })).collect::<Vec<_>>(),
+        "size": g.size.as_ref().map(size_json),
+        "arrival": g.arrival.as_ref().map(|a| json!({
+            "rate": a.rate,
+            "start": to_secs(a.start),
+            "stop": secs_or_null(a.stop),
+            "rtt": [a.rtt.0, a.rtt.1],
+            "access_rate": [a.access_rate.0, a.access_rate.1],
+        })),
+    })
+}
+
+impl Config {
+    /// The resolved scenario (see the module doc).
+    pub fn to_json(&self) -> Value {
+        let names: Vec<String> = self.network.links.iter().map(|l| l.name.clone()).collect();
+        json!({
+            "name": self.name,
+            "seed": self.seed,
+            "duration": to_secs(self.duration),
+            "warmup": to_secs(self.warmup),
+            "links": self.network.links.iter().map(|l| json!({
+                "name": l.name,
+                "rate": l.rate,
+                "delay": l.delay_s,
+                "queue": l.queue.to_json(),
+            })).collect::<Vec<_>>(),
+            "groups": self.groups.iter().map(|g| group_json(g, &names)).collect::<Vec<_>>(),
+            "udp": self.udp.iter().map(|u| json!({
+                "pattern": match u.pattern { crate::traffic::ArrivalPattern::Poisson => "poisson", crate::traffic::ArrivalPattern::Cbr => "cbr" },
+                "rate": u.rate_bps,
+                "packet_size": u.packet_size,
+                "start": to_secs(u.start),
+                "stop": secs_or_null(u.stop),
+                "route": u.route.iter().map(|&p| names[p].clone()).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "monitor": {
+                "sample_interval": self.sample_interval.map(to_secs),
+                "cwnd": self.sample_cwnd,
+                "fct_buckets": self.fct_buckets,
+                "fct_records": self.fct_records,
+            },
+        })
+    }
+}
