@@ -70,6 +70,7 @@ struct Flow {
     stats: FlowStats,
     /// Packets of this flow (data and queued ACKs) in pipes and ports.
     in_network: u32,
+    counts: FlowCounts,
     start: Time,
     rtt: Time,
     size_bytes: Option<u64>,
@@ -82,6 +83,35 @@ struct Flow {
     freed: bool,
 }
 
+/// A flow's packets over the whole run, for conservation checks: data sent (the sender's count) =
+/// delivered + dropped + in the network; ACKs crossing queued links likewise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounts {
+    pub data_delivered: u64,
+    pub data_dropped: u64,
+    pub acks_sent: u64,
+    pub acks_delivered: u64,
+    pub acks_dropped: u64,
+}
+
+impl FlowCounts {
+    fn add(&mut self, o: &FlowCounts) {
+        self.data_delivered += o.data_delivered;
+        self.data_dropped += o.data_dropped;
+        self.acks_sent += o.acks_sent;
+        self.acks_delivered += o.acks_delivered;
+        self.acks_dropped += o.acks_dropped;
+    }
+}
+
+/// A group's packets over the whole run: data sent, delivered, dropped and in the network; ACKs (on queued
+/// routes) sent, delivered, dropped and in the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupConservation {
+    pub data: (u64, u64, u64, u64),
+    pub acks: (u64, u64, u64, u64),
+}
+
 /// What a group accumulates from its finished (recycled) flows, and its arrival process.
 struct GroupState {
     rng: Rng,
@@ -89,6 +119,10 @@ struct GroupState {
     completed: u64,
     retired: FlowStats,
     retired_sender: SenderStats,
+    retired_counts: FlowCounts,
+    /// Data packets and queued ACKs of the retired flows still in the network (none: a slot is freed only
+    /// once its flow has none left).
+    retired_in_network: u64,
 }
 
 /// A running experiment.
@@ -141,6 +175,8 @@ impl Simulation {
                     completed: 0,
                     retired: FlowStats::default(),
                     retired_sender: SenderStats::default(),
+                    retired_counts: FlowCounts::default(),
+                    retired_in_network: 0,
                 })
                 .collect(),
             udp: Vec::new(),
@@ -345,6 +381,7 @@ impl Simulation {
             wake: Timer::default(),
             stats: FlowStats::default(),
             in_network: 0,
+            counts: FlowCounts::default(),
             start: fc.start,
             rtt: fc.rtt,
             size_bytes: fc.size,
@@ -475,6 +512,7 @@ impl Simulation {
         let size = self.cfg.groups[flow.group as usize].ack_size;
         let pkt = Packet { flow: f as u32, seq: path.serial, size, kind: Kind::Ack, ..Packet::default() };
         flow.in_network += 1;
+        flow.counts.acks_sent += 1;
         self.acks_sent += 1;
         if path.pipe.push(at, pkt) {
             self.events.schedule(at, Event::AckArrive(f as u32));
@@ -531,6 +569,8 @@ impl Simulation {
         }
         let g = &mut self.groups[flow.group as usize];
         g.retired.add(&flow.stats);
+        g.retired_counts.add(&flow.counts);
+        g.retired_in_network += flow.in_network as u64;
         let s = &flow.sender.stats;
         let r = &mut g.retired_sender;
         r.sent += s.sent;
@@ -564,6 +604,7 @@ impl Simulation {
 
     fn enqueue(&mut self, p: usize, pkt: Packet) {
         let port = &mut self.ports[p];
+        port.totals.arrivals += 1;
         if port.stats.measuring {
             port.stats.arrivals += 1;
         }
@@ -591,6 +632,7 @@ impl Simulation {
     fn tx_done(&mut self, p: usize) {
         let port = &mut self.ports[p];
         let mut pkt = port.in_service.take().expect("a packet in service");
+        port.totals.departures += 1;
         if port.stats.measuring {
             port.stats.departures += 1;
             port.stats.departed_bytes += pkt.size as u64;
@@ -627,6 +669,7 @@ impl Simulation {
             Kind::Ack => {
                 let flow = &mut self.flows[f];
                 flow.in_network -= 1;
+                flow.counts.acks_delivered += 1;
                 let arrival = self.now + flow.ack_delay;
                 let path = self.flows[f].ack_path.as_mut().expect("a queued ACK path");
                 let mut ack = None;
@@ -646,6 +689,7 @@ impl Simulation {
                 let payload = tcp.payload as u64;
                 let flow = &mut self.flows[f];
                 flow.in_network -= 1;
+                flow.counts.data_delivered += 1;
                 let d = flow.receiver.on_data(&pkt, at, tcp);
                 if self.measuring && at >= self.cfg.warmup {
                     flow.stats.goodput_bytes += d.new_in_order as u64 * payload;
@@ -670,6 +714,7 @@ impl Simulation {
         for (pkt, reason, stage) in drops.drain(..) {
             self.dropped += 1;
             self.ports[p].stats.on_drop(reason, stage);
+            self.ports[p].totals.drops += 1;
             let f = pkt.flow as usize;
             match pkt.kind {
                 Kind::Datagram => {
@@ -680,6 +725,11 @@ impl Simulation {
                 Kind::Data | Kind::Ack => {
                     let flow = &mut self.flows[f];
                     flow.in_network -= 1;
+                    if pkt.kind == Kind::Data {
+                        flow.counts.data_dropped += 1;
+                    } else {
+                        flow.counts.acks_dropped += 1;
+                    }
                     if self.measuring {
                         if pkt.kind == Kind::Data {
                             flow.stats.drops += 1;
@@ -745,6 +795,37 @@ impl Simulation {
             .map(|p| p.queue.len() as u64 + p.in_service.is_some() as u64 + p.out.len() as u64)
             .sum();
         (sent, self.delivered, self.dropped, pipes + ports + self.after_end)
+    }
+
+    /// Port `p`'s whole-run counts and the packets it holds now.
+    pub fn port_conservation(&self, p: usize) -> (crate::network::port::PortTotals, u64) {
+        (self.ports[p].totals, self.ports[p].held())
+    }
+
+    /// Packets in port `p`'s link pipe (towards the next port).
+    pub fn link_in_flight(&self, p: usize) -> u64 {
+        self.ports[p].out.len() as u64
+    }
+
+    /// Group `g`'s whole-run packet counts (see [`GroupConservation`]); delivery counts a packet when it
+    /// reaches its endpoint, `in_network` includes those due there after the end.
+    pub fn group_conservation(&self, g: usize) -> GroupConservation {
+        let state = &self.groups[g];
+        let mut counts = state.retired_counts;
+        let mut sent = state.retired_sender.sent;
+        let mut in_network = state.retired_in_network;
+        let mut acks_in_network = 0;
+        for f in self.flows.iter().filter(|f| f.group as usize == g && !f.freed) {
+            counts.add(&f.counts);
+            sent += f.sender.stats.sent;
+            in_network += f.in_network as u64;
+            let c = &f.counts;
+            acks_in_network += c.acks_sent - c.acks_delivered - c.acks_dropped;
+        }
+        GroupConservation {
+            data: (sent, counts.data_delivered, counts.data_dropped, in_network - acks_in_network),
+            acks: (counts.acks_sent, counts.acks_delivered, counts.acks_dropped, acks_in_network),
+        }
     }
 
     /// Close the statistics and collect the results (runs the rest of the scenario first).

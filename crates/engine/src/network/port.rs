@@ -7,9 +7,17 @@
 use super::Pipe;
 use crate::monitor::PortStats;
 use crate::packet::Packet;
-use crate::queue::AnyQueue;
+use crate::queue::{AnyQueue, QueueDisc};
 use crate::time::{serialization, Time};
 use crate::timer::Timer;
+
+/// A port's packets over the whole run: `arrivals = departures + drops + held` at every instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortTotals {
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+}
 
 pub struct Port {
     pub queue: AnyQueue,
@@ -25,6 +33,8 @@ pub struct Port {
     pub stats: PortStats,
     /// TCP flows active through this port (started, not stopped or finished).
     pub active_flows: u32,
+    /// Whole-run packet counts (the statistics cover the measurement window only).
+    pub totals: PortTotals,
     common_size: u32,
     common_serialization: Time,
 }
@@ -40,9 +50,15 @@ impl Port {
             timer: Timer::default(),
             stats: PortStats::default(),
             active_flows: 0,
+            totals: PortTotals::default(),
             common_size,
             common_serialization: serialization(common_size, rate),
         }
+    }
+
+    /// Packets the port holds: waiting, and the one being serialized.
+    pub fn held(&self) -> u64 {
+        self.queue.len() as u64 + self.in_service.is_some() as u64
     }
 
     /// How long `size` bytes take on the link.
