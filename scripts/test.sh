@@ -3,6 +3,8 @@
 # cross-validation against ns-3 when the ns3 package can be installed. Installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# tests/test_readme.py runs the README's commands, this script among them: not again from inside it.
+export BUFFERLAB_IN_TEST_SH=1
 python3 -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
 python3 -m pip install --quiet ".[test]"
 cargo fmt --all -- --check

@@ -33,15 +33,16 @@ def scenario(**over):
 
 
 def test_units():
-    assert ns3sim.parse_rate("100Mbps") == 100e6
-    assert ns3sim.parse_rate("1.5Gbps") == 1.5e9
-    assert ns3sim.parse_rate(2e6) == 2e6
-    assert ns3sim.parse_time("100ms") == pytest.approx(0.1)
-    assert ns3sim.parse_time("250us") == pytest.approx(250e-6)
-    assert ns3sim.parse_size("1500B") == 1500
-    assert ns3sim.parse_size("1.5KB") == 1500
+    # The translator reads units with bufferlab.units, i.e. the engine's grammar (tests/test_units.py).
+    cfg = ns3sim.translate(scenario(bottleneck={"rate": "1.5Gbps", "delay": "0s"}, warmup=0,
+                                    tcp={"packet_size": "1.5KB", "header_size": "40B", "min_rto": "250us"}))
+    assert cfg["bottleneck"]["rate_bps"] == 1.5e9 and cfg["bottleneck"]["delay_s"] == 0.0
+    assert cfg["warmup_s"] == 0.0 and cfg["tcp"]["packet_size"] == 1500
+    assert cfg["tcp"]["min_rto_s"] == pytest.approx(250e-6)
+    with pytest.raises(BufferLabError, match="bottleneck.rate: .* case-sensitive SI: '100Mbps'"):
+        ns3sim.translate(scenario(bottleneck={"rate": "100mbps"}))
     with pytest.raises(BufferLabError, match="tcp.min_rto"):
-        ns3sim.parse_time("fast", "tcp.min_rto")
+        ns3sim.translate(scenario(tcp={"min_rto": "fast"}))
 
 
 # ---------------------------------------------------------------------------------------- translator

@@ -1,16 +1,16 @@
 """Parsing of quantities with units: rates, times and sizes.
 
-Strings such as ``"10Gbps"``, ``"100ms"``, ``"1500B"`` or ``"1.5KB"`` are accepted, as are plain numbers,
-which are SI base units (bits/s, seconds, bytes). Prefixes k/M/G/T are decimal (1 KB = 1000 B); the binary
-prefixes KiB/MiB/GiB/TiB are also understood for sizes. Every bad input raises
-:class:`~bufferlab.errors.BufferLabError` naming the field.
+Strings such as ``"10Gbps"``, ``"100ms"``, ``"1500B"`` or ``"1.5KB"`` are read by the engine's own parser
+(``crates/engine/src/units.rs``), so a string means here exactly what it means in a scenario file. Plain
+numbers are SI base units (bits/s, seconds, bytes). Units are case-sensitive SI: ``"Mbps"``, not ``"mbps"``.
+Prefixes k/M/G/T are decimal (1 KB = 1000 B); sizes also take KiB/MiB/GiB. Every bad input raises
+:class:`~bufferlab.errors.BufferLabError` naming the field and showing valid syntax.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from typing import Dict, Union
+from typing import Callable, NamedTuple, Optional, Tuple, Union
 
 from bufferlab.errors import BufferLabError
 
@@ -18,52 +18,68 @@ Number = Union[int, float]
 
 __all__ = ["parse_rate", "parse_time", "parse_size", "format_rate", "format_time", "format_size"]
 
-_NUMBER_RE = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµμ/]*)\s*$")
 
-_SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-
-# rate units -> bits per second
-_RATE_UNITS: Dict[str, float] = {"": 1.0}
-for _p, _f in _SI.items():
-    for _suffix in ("bps", "b/s", "bit/s", "bits/s"):
-        _RATE_UNITS[_p + _suffix] = _f
-    for _suffix in ("Bps", "B/s"):
-        _RATE_UNITS[_p + _suffix] = 8.0 * _f
-
-_TIME_UNITS: Dict[str, float] = {
-    "s": 1.0,
-    "sec": 1.0,
-    "ms": 1e-3,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ns": 1e-9,
-    "min": 60.0,
-}
-
-_SIZE_UNITS: Dict[str, float] = {"B": 1.0, "byte": 1.0, "bytes": 1.0}
-for _p, _f in _SI.items():
-    if _p:
-        _SIZE_UNITS[_p + "B"] = _f
-for _p, _f in (("Ki", 2.0**10), ("Mi", 2.0**20), ("Gi", 2.0**30), ("Ti", 2.0**40)):
-    _SIZE_UNITS[_p + "B"] = _f
+class _Kind(NamedTuple):
+    what: str  # "rate", "time", "size"
+    engine_parser: str  # the function of bufferlab._engine that reads a string
+    example: str
+    units: Tuple[str, ...]  # the unit spellings the engine accepts (for error messages only)
+    units_text: str
 
 
-def _split(value: object, field: str, what: str) -> tuple:
+_RATE = _Kind(
+    "rate",
+    "parse_rate",
+    "'100Mbps'",
+    tuple(p + s for s in ("bps", "b/s", "bit/s", "bits/s", "Bps", "B/s") for p in ("", "k", "M", "G", "T")),
+    "bps, kbps, Mbps, Gbps, Tbps, also written b/s, bit/s, bits/s; Bps or B/s for bytes/s",
+)
+_TIME_UNITS = ("s", "sec", "ms", "us", "µs", "ns", "ps", "min")
+_TIME = _Kind("time", "parse_time", "'100ms'", _TIME_UNITS, ", ".join(_TIME_UNITS))
+_SIZE_UNITS = ("B", "KB", "kB", "MB", "GB", "KiB", "MiB", "GiB")
+_SIZE = _Kind("size", "parse_size", "'1500B'", _SIZE_UNITS, ", ".join(_SIZE_UNITS))
+
+
+def _case_fix(text: str, parse: Callable[[str], Optional[float]], units: Tuple[str, ...]) -> Optional[str]:
+    """``text`` with its unit re-cased to one the engine accepts (``"3mbps"`` -> ``"3Mbps"``), if any."""
+    s = text.strip()
+    for unit in sorted(units, key=len, reverse=True):
+        tail = s[len(s) - len(unit) :]
+        if len(s) > len(unit) and tail != unit and tail.lower() == unit.lower():
+            candidate = s[: len(s) - len(unit)] + unit
+            if parse(candidate) is not None:
+                return candidate
+    return None
+
+
+def _parse(value: object, field: str, kind: _Kind, allow_zero: bool) -> float:
+    """The value in SI base units (a bare number already is one), range-checked."""
+    what = kind.what
     if isinstance(value, bool):
-        raise BufferLabError(f"{field}: expected a {what}, got {value!r}")
+        raise BufferLabError(f"{field}: expected a {what}, got {value!r} (write e.g. {kind.example})")
     if isinstance(value, (int, float)):
-        return float(value), ""
-    if not isinstance(value, str):
-        raise BufferLabError(f"{field}: expected a {what} (number or string with unit), got {value!r}")
-    m = _NUMBER_RE.match(value)
-    if not m:
-        raise BufferLabError(f"{field}: cannot parse {value!r} as a {what}")
-    return float(m.group(1)), m.group(2)
+        out = float(value)
+    elif isinstance(value, str):
+        from bufferlab import _engine
 
-
-def _finish(number: float, factor: float, value: object, field: str, what: str, allow_zero: bool) -> float:
-    out = number * factor
+        parse = getattr(_engine, kind.engine_parser)
+        parsed = parse(value)
+        if parsed is None:
+            fixed = _case_fix(value, parse, kind.units)
+            if fixed is not None:
+                raise BufferLabError(
+                    f"{field}: cannot read {value!r} as a {what}: units are case-sensitive SI: "
+                    f"{fixed!r}, not {value.strip()!r}"
+                )
+            raise BufferLabError(
+                f"{field}: cannot read {value!r} as a {what}: write e.g. {kind.example} "
+                f"(a number, then a case-sensitive SI unit: {kind.units_text})"
+            )
+        out = parsed
+    else:
+        raise BufferLabError(
+            f"{field}: expected a {what} (a number or a string such as {kind.example}), got {value!r}"
+        )
     if not math.isfinite(out):
         raise BufferLabError(f"{field}: {what} must be finite, got {value!r}")
     if out < 0 or (out == 0 and not allow_zero):
@@ -72,30 +88,19 @@ def _finish(number: float, factor: float, value: object, field: str, what: str, 
     return out
 
 
-def _parse(
-    value: object, field: str, what: str, units: Dict[str, float], hint: str, allow_zero: bool
-) -> float:
-    """A number times the factor of its unit (a bare number is in SI base units), range-checked."""
-    number, unit = _split(value, field, what)
-    factor = 1.0 if unit == "" else units.get(unit)
-    if factor is None:
-        raise BufferLabError(f"{field}: unknown {what} unit {unit!r} in {value!r} (use {hint})")
-    return _finish(number, factor, value, field, what, allow_zero)
-
-
 def parse_rate(value: object, field: str = "rate", allow_zero: bool = False) -> float:
     """Parse a link rate such as ``"10Gbps"``, ``"100Mb/s"`` or ``"1.25GBps"``; return bits per second."""
-    return _parse(value, field, "rate", _RATE_UNITS, "bps, kbps, Mbps, Gbps, Tbps or B/s forms", allow_zero)
+    return _parse(value, field, _RATE, allow_zero)
 
 
 def parse_time(value: object, field: str = "time", allow_zero: bool = False) -> float:
     """Parse a duration such as ``"100ms"``, ``"2s"`` or ``"50us"``; return seconds."""
-    return _parse(value, field, "time", _TIME_UNITS, "s, ms, us or ns", allow_zero)
+    return _parse(value, field, _TIME, allow_zero)
 
 
 def parse_size(value: object, field: str = "size", allow_zero: bool = False) -> int:
     """Parse a size such as ``"1500B"``, ``"1.5KB"`` or ``"64KiB"``; return whole bytes."""
-    out = _parse(value, field, "size", _SIZE_UNITS, "B, KB, MB, GB, KiB", allow_zero)
+    out = _parse(value, field, _SIZE, allow_zero)
     rounded = round(out)
     if abs(out - rounded) > 1e-6 * max(1.0, out):
         raise BufferLabError(f"{field}: size must be a whole number of bytes, got {value!r}")

@@ -111,10 +111,31 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
     Ok(cfg.to_json().to_string())
 }
 
+/// Bits per second from a string such as `"100Mbps"` (the scenario grammar); `None` if it does not parse.
+#[pyfunction]
+fn parse_rate(text: &str) -> Option<f64> {
+    bufferlab_engine::units::parse_rate(text)
+}
+
+/// Seconds from a string such as `"10ms"` (the scenario grammar); `None` if it does not parse.
+#[pyfunction]
+fn parse_time(text: &str) -> Option<f64> {
+    bufferlab_engine::units::parse_time(text)
+}
+
+/// Bytes from a string such as `"1500B"` (the scenario grammar); `None` if it does not parse.
+#[pyfunction]
+fn parse_size(text: &str) -> Option<f64> {
+    bufferlab_engine::units::parse_size(text)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, List, Sequence
 import numpy as np
 
 from bufferlab.errors import BufferLabError
+from bufferlab.units import parse_time
 from bufferlab.validation import ns3sim
 
 
@@ -319,7 +320,7 @@ def plot_queue(comp: Comparison, path: Path) -> Path | None:
         ax.plot(comp.ns3_queue[0], comp.ns3_queue[1], lw=0.7, label="ns-3", color="tab:orange")
     if comp.engine_queue is not None:
         ax.plot(comp.engine_queue[0], comp.engine_queue[1], lw=0.7, label="BufferLab", color="tab:blue")
-    warm = ns3sim.parse_time(comp.scenario.get("warmup", 0), "warmup")
+    warm = parse_time(comp.scenario.get("warmup", 0), "warmup", allow_zero=True)
     ax.axvline(warm, color="grey", ls=":", lw=0.8)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue (packets waiting)")

@@ -37,7 +37,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import time
@@ -46,58 +45,11 @@ from typing import Any, Dict, List, Sequence
 import numpy as np
 
 from bufferlab.errors import BufferLabError
+from bufferlab.units import parse_rate, parse_size, parse_time
 
 PPP_HEADER_BYTES = 2
 #: IPv4 (20) + TCP (20) header bytes of an ns-3 data segment without options (timestamps off).
 NS3_TCP_IP_HEADER_BYTES = 40
-
-# --------------------------------------------------------------------------------------------------
-# units
-# --------------------------------------------------------------------------------------------------
-
-_NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-_RATE_UNITS = {
-    "bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
-    "b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9,
-}
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12, "min": 60.0}
-_SIZE_UNITS = {
-    "b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 1024.0, "mib": 1024.0**2, "gib": 1024.0**3,
-}
-
-
-def _parse(value: Any, units: Dict[str, float], what: str, field: str) -> float:
-    if isinstance(value, bool):
-        raise BufferLabError(f"{field}: expected a {what}, got {value!r}")
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        m = re.fullmatch(_NUM + r"\s*([A-Za-zµ/]*)", value.strip())
-        if m:
-            unit = m.group(2)
-            if unit == "":
-                return float(m.group(1))
-            # "B" (bytes) vs "b" matter only for sizes, where only bytes are accepted.
-            scale = units.get(unit.lower())
-            if scale is not None:
-                return float(m.group(1)) * scale
-    raise BufferLabError(f"{field}: cannot read {value!r} as a {what}")
-
-
-def parse_rate(value: Any, field: str = "rate") -> float:
-    """Bits per second from ``"100Mbps"`` or a plain number."""
-    return _parse(value, _RATE_UNITS, "rate (e.g. '100Mbps')", field)
-
-
-def parse_time(value: Any, field: str = "time") -> float:
-    """Seconds from ``"100ms"`` or a plain number."""
-    return _parse(value, _TIME_UNITS, "time (e.g. '100ms')", field)
-
-
-def parse_size(value: Any, field: str = "size") -> float:
-    """Bytes from ``"1500B"``, ``"1.5KB"`` or a plain number."""
-    return _parse(value, _SIZE_UNITS, "size (e.g. '1500B')", field)
-
 
 # --------------------------------------------------------------------------------------------------
 # translation (pure)
@@ -118,6 +70,10 @@ _DEFAULTS: Dict[str, Dict[str, Any]] = {
         "ssthresh_from": "flight", "rto_backoff": "until-sample",
     },
 }
+
+
+def _parse_start(value: Any, field: str) -> float:
+    return parse_time(value, field, allow_zero=True)
 
 
 def _per_flow(spec: Any, n: int, parse, field: str, rng: np.random.Generator) -> tuple[List[float], bool]:
@@ -167,7 +123,7 @@ def translate(
     if "duration" not in scenario:
         raise BufferLabError("duration: required")
     duration = parse_time(scenario["duration"], "duration")
-    warmup = parse_time(scenario.get("warmup", 0.0), "warmup")
+    warmup = parse_time(scenario.get("warmup", 0.0), "warmup", allow_zero=True)
     if duration <= 0:
         raise BufferLabError("duration: must be > 0")
     if not 0 <= warmup < duration:
@@ -177,7 +133,7 @@ def translate(
     rate = parse_rate(bott["rate"], "bottleneck.rate")
     if rate <= 0:
         raise BufferLabError("bottleneck.rate: must be > 0")
-    bdelay = parse_time(bott["delay"], "bottleneck.delay")
+    bdelay = parse_time(bott["delay"], "bottleneck.delay", allow_zero=True)
     if "count" not in flows:
         raise BufferLabError("flows.count: required")
     n = int(flows["count"])
@@ -193,9 +149,9 @@ def translate(
             "tcp.sack: ns-3 3.44's non-SACK NewReno path retransmits segments that were not lost; "
             "the comparison needs sack = true"
         )
-    packet = int(round(parse_size(tcp["packet_size"], "tcp.packet_size")))
-    header = int(round(parse_size(tcp["header_size"], "tcp.header_size")))
-    ack = int(round(parse_size(tcp["ack_size"], "tcp.ack_size")))
+    packet = parse_size(tcp["packet_size"], "tcp.packet_size")
+    header = parse_size(tcp["header_size"], "tcp.header_size", allow_zero=True)
+    ack = parse_size(tcp["ack_size"], "tcp.ack_size")
     segment = packet - header
     if segment <= 0:
         raise BufferLabError("tcp.header_size: must be smaller than tcp.packet_size")
@@ -213,7 +169,7 @@ def translate(
     locally_drawn: List[str] = []
     per_flow = {}
     for name, given, parse in (("rtt", rtts, parse_time), ("access_rate", access_rates, parse_rate),
-                               ("start", starts, parse_time)):
+                               ("start", starts, _parse_start)):
         if given is None:
             per_flow[name], drawn = _per_flow(flows[name], n, parse, f"flows.{name}", rng)
             if drawn:
@@ -245,7 +201,7 @@ def translate(
         )
     qcfg: Dict[str, Any] = {"discipline": disc, "device_queue_pkts": 1}
     if "limit_bytes" in queue:
-        lb = int(round(parse_size(queue["limit_bytes"], "bottleneck.queue.limit_bytes")))
+        lb = parse_size(queue["limit_bytes"], "bottleneck.queue.limit_bytes")
         if lb < 2 * wire:
             raise BufferLabError("bottleneck.queue.limit_bytes: need at least two packets for ns-3")
         qcfg["limit_bytes"] = lb
@@ -270,7 +226,7 @@ def translate(
             raise BufferLabError("bottleneck.queue.min_th/max_th: need 0 < min_th < max_th")
         if not 0 < max_p <= 1:
             raise BufferLabError("bottleneck.queue.max_p: must be in (0, 1]")
-        mean_pkt = int(round(parse_size(queue.get("mean_pktsize", packet), "bottleneck.queue.mean_pktsize")))
+        mean_pkt = parse_size(queue.get("mean_pktsize", packet), "bottleneck.queue.mean_pktsize")
         qcfg.update(
             min_th=min_th, max_th=max_th, max_p=max_p, weight=float(queue["weight"]),
             gentle=bool(queue["gentle"]), wait=bool(queue["wait"]), ecn=bool(queue["ecn"]),
@@ -327,7 +283,9 @@ def translate(
             "min_rto_s": parse_time(tcp["min_rto"], "tcp.min_rto"),
             "initial_rto_s": parse_time(tcp["initial_rto"], "tcp.initial_rto"),
             "max_rto_s": parse_time(tcp["max_rto"], "tcp.max_rto"),
-            "clock_granularity_s": parse_time(tcp["clock_granularity"], "tcp.clock_granularity"),
+            "clock_granularity_s": parse_time(
+                tcp["clock_granularity"], "tcp.clock_granularity", allow_zero=True
+            ),
             "del_ack_count": 2 if tcp["delayed_ack"] else 1,
             "del_ack_timeout_s": parse_time(tcp["delayed_ack_timeout"], "tcp.delayed_ack_timeout"),
             "sack": True, "timestamps": False, "ecn": bool(tcp["ecn"]),
