@@ -618,4 +618,113 @@ mod tests {
         s.on_ack(&ack(2, &[]), 10, &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(4, false), (5, false)]);
     }
+
+    /// A controller that records every hook call, paces at a fixed gap and tags packets with its cwnd.
+    #[derive(Default)]
+    struct Recorder {
+        calls: std::cell::RefCell<Vec<String>>,
+        gap: Option<Time>,
+    }
+
+    impl CongestionControl for Recorder {
+        const PACES: bool = true;
+        const TAGS: bool = true;
+        fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
+            self.calls.get_mut().push(format!("ack {acked} at {} srtt {:?}", ctx.now, ctx.rtt.srtt()));
+            w.cwnd += 1.0;
+        }
+        fn ssthresh(&mut self, _w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+            self.calls.get_mut().push(format!("{signal:?} flight {} pipe {}", ctx.flight, ctx.pipe));
+            3.0
+        }
+        fn loss_window(&mut self, _w: &Window, _ctx: &CcContext) -> f64 {
+            self.calls.get_mut().push("loss window".into());
+            2.0
+        }
+        fn on_recovery_end(&mut self, w: &mut Window, _ctx: &CcContext) {
+            self.calls.get_mut().push(format!("recovery end cwnd {}", w.cwnd));
+        }
+        fn pacing_gap(&self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
+            self.gap
+        }
+        fn tag(&self, w: &Window, _ctx: &CcContext) -> f32 {
+            w.cwnd as f32
+        }
+    }
+
+    #[test]
+    fn hooks_receive_time_rtt_flight_and_the_signal_kind() {
+        let c = cfg(true, true);
+        let mut s = Sender::new(0, Recorder::default(), &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert!(out.iter().all(|p| p.tag == 10.0), "tags carry the window");
+        out.clear();
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+        let mut a = ack(2, &[]);
+        a.ece = true;
+        s.on_ack(&a, from_secs(0.11), &c, &mut out);
+        assert_eq!(s.cwnd(), 3.0, "ECN: cwnd = the controller's ssthresh");
+        // Three SACKed above 2: fast retransmit, then a full ACK ends recovery.
+        s.on_ack(&ack(2, &[(3, 6)]), from_secs(0.12), &c, &mut out);
+        let recover = s.snd_nxt();
+        s.on_ack(&ack(recover, &[]), from_secs(0.2), &c, &mut out);
+        s.on_timeout(from_secs(2.0), &c, &mut out);
+        assert_eq!(s.cwnd(), 2.0, "timeout: the controller's loss window");
+        let calls = s.controller().calls.borrow().clone();
+        assert_eq!(calls[0], format!("ack 1 at {} srtt Some(0.1)", from_secs(0.1)));
+        // The ECE-carrying ACK acknowledges new data: growth first, then the reduction (RFC 3168 §6.1.2).
+        assert!(calls[1].starts_with(&format!("ack 1 at {}", from_secs(0.11))), "{calls:?}");
+        assert_eq!(calls[2], "Ecn flight 10 pipe 10");
+        assert!(calls[3].starts_with("Loss flight"), "{calls:?}");
+        assert_eq!(calls[4], "recovery end cwnd 3");
+        assert!(calls[5].starts_with("Timeout") && calls[6] == "loss window", "{calls:?}");
+    }
+
+    #[test]
+    fn pacing_spreads_the_window_by_the_gap() {
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, Recorder { gap: Some(1_000), ..Default::default() }, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(out.len(), 1, "one packet, then the pacing timer");
+        assert_eq!(s.next_deadline(), 1_000);
+        let mut t = 0;
+        while out.len() < 10 {
+            t = s.next_deadline();
+            s.on_timer(t, &c, &mut out);
+        }
+        assert_eq!(t, 9_000, "ten packets 1,000 ps apart");
+        s.on_timer(s.next_deadline(), &c, &mut out);
+        assert_eq!(out.len(), 10, "the window is full: nothing more");
+        assert_eq!(s.pace.deadline(), NEVER);
+    }
+
+    #[test]
+    fn tcp_pacing_uses_srtt_over_cwnd() {
+        let mut c = cfg(true, false);
+        c.pacing = true;
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(out.len(), 10, "no RTT sample yet: the initial window goes out at once");
+        out.clear();
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+        // srtt 100 ms, cwnd 11: one packet now, the next 100/11 ms later.
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.pace.deadline(), from_secs(0.1) + from_secs(0.1 / 11.0));
+    }
+
+    #[test]
+    fn finite_flow_sends_its_size_and_completes() {
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, NewReno, &c).with_size(4);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(seqs(&mut out), (0..4).map(|q| (q, false)).collect::<Vec<_>>());
+        assert!(!s.is_complete());
+        s.on_ack(&ack(4, &[]), from_secs(0.1), &c, &mut out);
+        assert!(s.is_complete() && out.is_empty());
+        assert_eq!(s.next_deadline(), NEVER, "no timer once everything is acknowledged");
+    }
 }
