@@ -39,6 +39,8 @@ pub struct Packet {
     pub kind: Kind,
     /// The next port on the packet's route (an index into its route).
     pub hop: u8,
+    /// The number of ports on its route (set when it enters the network).
+    pub hops: u8,
     /// What the sender's congestion controller wrote on it (the index policy's Whittle index).
     pub tag: f32,
     /// When the packet entered its current queue.

@@ -61,6 +61,8 @@ struct Flow {
     access_delay: Time,
     /// The receiver's clock lead: the last data link's delay.
     rx_shift: Time,
+    /// The first port of its route.
+    first_port: u32,
     /// Uncongested ACKs: from the receiver to the sender. Queued ACKs: from the end of serialization at
     /// the last ACK port to the sender.
     ack_delay: Time,
@@ -110,6 +112,28 @@ impl FlowCounts {
 pub struct GroupConservation {
     pub data: (u64, u64, u64, u64),
     pub acks: (u64, u64, u64, u64),
+}
+
+impl Flow {
+    /// Put the packets the sender emitted at its time `at` on the access link (each pipe head gets an
+    /// event), and keep the sender's timer scheduled.
+    #[inline(always)]
+    fn launch(&mut self, out: &mut Vec<Packet>, events: &mut EventQueue, hops: u8, f: u32, at: Time) {
+        for mut pkt in out.drain(..) {
+            pkt.hops = hops;
+            let done = at.max(self.access_free_at) + self.access_serialization;
+            self.access_free_at = done;
+            self.in_network += 1;
+            let arrival = done + self.access_delay;
+            if self.access.push(arrival, pkt) {
+                events.schedule(arrival, Event::AccessArrive(f));
+            }
+        }
+        self.wake.arm(self.sender.next_deadline());
+        if let Some(t) = self.wake.needs_event(0) {
+            events.schedule(t, Event::SenderTimer(f));
+        }
+    }
 }
 
 /// What a group accumulates from its finished (recycled) flows, and its arrival process.
@@ -274,7 +298,7 @@ impl Simulation {
                 if let Some(t) = next {
                     self.events.schedule(t, Event::AccessArrive(f));
                 }
-                let port = self.cfg.groups[flow.group as usize].route[0];
+                let port = flow.first_port as usize;
                 self.enqueue(port, pkt);
             }
             Event::TxDone(p) => self.tx_done(p as usize),
@@ -376,6 +400,7 @@ impl Simulation {
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
             access_delay: fc.access_delay,
             rx_shift: self.ports[last].delay,
+            first_port: grp.route[0] as u32,
             ack_delay,
             ack_path: (!grp.ack_route.is_empty()).then(Box::default),
             wake: Timer::default(),
@@ -458,19 +483,8 @@ impl Simulation {
     /// Put the packets the sender emitted at its time `at` on its access link, and keep its timer scheduled.
     fn send_out(&mut self, f: usize, at: Time) {
         let flow = &mut self.flows[f];
-        for pkt in self.out.drain(..) {
-            let done = at.max(flow.access_free_at) + flow.access_serialization;
-            flow.access_free_at = done;
-            flow.in_network += 1;
-            let arrival = done + flow.access_delay;
-            if flow.access.push(arrival, pkt) {
-                self.events.schedule(arrival, Event::AccessArrive(f as u32));
-            }
-        }
-        flow.wake.arm(flow.sender.next_deadline());
-        if let Some(t) = flow.wake.needs_event(0) {
-            self.events.schedule(t, Event::SenderTimer(f as u32));
-        }
+        let hops = self.cfg.groups[flow.group as usize].route.len() as u8;
+        flow.launch(&mut self.out, &mut self.events, hops, f as u32, at);
     }
 
     fn sender_timer(&mut self, f: usize) {
@@ -501,6 +515,7 @@ impl Simulation {
     }
 
     /// The receiver sends `ack` at its time `at`.
+    #[inline(always)]
     fn send_ack(&mut self, f: usize, ack: Ack, at: Time) {
         let flow = &mut self.flows[f];
         let Some(path) = flow.ack_path.as_mut() else {
@@ -510,7 +525,9 @@ impl Simulation {
         path.serial = path.serial.wrapping_add(1);
         path.pending.push_back((path.serial, ack));
         let size = self.cfg.groups[flow.group as usize].ack_size;
-        let pkt = Packet { flow: f as u32, seq: path.serial, size, kind: Kind::Ack, ..Packet::default() };
+        let hops = self.cfg.groups[flow.group as usize].ack_route.len() as u8;
+        let pkt =
+            Packet { flow: f as u32, seq: path.serial, size, kind: Kind::Ack, hops, ..Packet::default() };
         flow.in_network += 1;
         flow.counts.acks_sent += 1;
         self.acks_sent += 1;
@@ -521,19 +538,21 @@ impl Simulation {
 
     /// The sender handles `ack` at its arrival time `at`, on its own clock.
     fn sender_ack(&mut self, f: usize, ack: Ack, at: Time) {
-        let g = self.flows[f].group as usize;
+        let Simulation { flows, cfg, out, events, .. } = self;
+        let flow = &mut flows[f];
+        let grp = &cfg.groups[flow.group as usize];
+        let hops = grp.route.len() as u8;
         // Timers due before the ACK arrives come first, as they would on the sender's clock.
         loop {
-            let deadline = self.flows[f].sender.next_deadline();
+            let deadline = flow.sender.next_deadline();
             if deadline > at {
                 break;
             }
-            self.flows[f].sender.on_timer(deadline, &self.cfg.groups[g].tcp, &mut self.out);
-            self.send_out(f, deadline);
+            flow.sender.on_timer(deadline, &grp.tcp, out);
+            flow.launch(out, events, hops, f as u32, deadline);
         }
-        self.flows[f].sender.on_ack(&ack, at, &self.cfg.groups[g].tcp, &mut self.out);
-        self.send_out(f, at);
-        let flow = &mut self.flows[f];
+        flow.sender.on_ack(&ack, at, &grp.tcp, out);
+        flow.launch(out, events, hops, f as u32, at);
         if flow.fct.is_none() && flow.sender.is_complete() {
             self.complete(f, at);
         }
@@ -562,11 +581,16 @@ impl Simulation {
     }
 
     /// Give a finished arrival flow's slot back once none of its packets is left in the network.
+    #[inline(always)]
     fn maybe_free(&mut self, f: usize) {
         let flow = &self.flows[f];
-        if !flow.arrived || flow.freed || flow.fct.is_none() || flow.in_network > 0 {
-            return;
+        if flow.arrived && !flow.freed && flow.fct.is_some() && flow.in_network == 0 {
+            self.free_slot(f);
         }
+    }
+
+    fn free_slot(&mut self, f: usize) {
+        let flow = &self.flows[f];
         let g = &mut self.groups[flow.group as usize];
         g.retired.add(&flow.stats);
         g.retired_counts.add(&flow.counts);
@@ -603,29 +627,23 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, p: usize, pkt: Packet) {
+        let now = self.now;
         let port = &mut self.ports[p];
         port.totals.arrivals += 1;
         if port.stats.measuring {
             port.stats.arrivals += 1;
         }
-        port.queue.enqueue(pkt, self.now, &mut self.fx);
-        self.apply_queue_effects(p);
-        if self.ports[p].in_service.is_none() {
-            self.start_service(p);
+        port.queue.enqueue(pkt, now, &mut self.fx);
+        if port.in_service.is_none() {
+            port.start_service(now, p, &mut self.fx, &mut self.events);
         }
-        let port = &mut self.ports[p];
-        port.stats.queue_changed(self.now, port.queue.len());
-        self.sync_queue_timer(p);
+        port.stats.queue_changed(now, port.queue.len());
+        port.sync_timer(now, p, &mut self.events);
+        self.apply_queue_effects(p);
     }
 
     fn start_service(&mut self, p: usize) {
-        let port = &mut self.ports[p];
-        if let Some(pkt) = port.queue.dequeue(self.now, &mut self.fx) {
-            port.stats.on_service_start(self.now - pkt.enqueued_at);
-            let tx_time = port.serialization(pkt.size);
-            self.events.schedule(self.now + tx_time, Event::TxDone(p as u32));
-            port.in_service = Some(pkt);
-        }
+        self.ports[p].start_service(self.now, p, &mut self.fx, &mut self.events);
         self.apply_queue_effects(p);
     }
 
@@ -639,17 +657,19 @@ impl Simulation {
         }
         let arrival = self.now + port.delay;
         pkt.hop += 1;
-        if (pkt.hop as usize) < self.route_of(&pkt).len() {
+        if pkt.hop < pkt.hops {
             if self.ports[p].out.push(arrival, pkt) {
                 self.events.schedule(arrival, Event::LinkArrive(p as u32));
             }
         } else {
             self.deliver(pkt, arrival);
         }
-        self.start_service(p);
+        let now = self.now;
         let port = &mut self.ports[p];
-        port.stats.queue_changed(self.now, port.queue.len());
-        self.sync_queue_timer(p);
+        port.start_service(now, p, &mut self.fx, &mut self.events);
+        port.stats.queue_changed(now, port.queue.len());
+        port.sync_timer(now, p, &mut self.events);
+        self.apply_queue_effects(p);
     }
 
     /// The packet reaches the end of its route at `at`.
@@ -685,31 +705,39 @@ impl Simulation {
                 self.maybe_free(f);
             }
             Kind::Data => {
-                let tcp = &self.cfg.groups[self.flows[f].group as usize].tcp;
+                let Simulation { flows, cfg, events, measuring, .. } = self;
+                let flow = &mut flows[f];
+                let tcp = &cfg.groups[flow.group as usize].tcp;
                 let payload = tcp.payload as u64;
-                let flow = &mut self.flows[f];
                 flow.in_network -= 1;
                 flow.counts.data_delivered += 1;
                 let d = flow.receiver.on_data(&pkt, at, tcp);
-                if self.measuring && at >= self.cfg.warmup {
+                if *measuring && at >= cfg.warmup {
                     flow.stats.goodput_bytes += d.new_in_order as u64 * payload;
                     flow.stats.throughput_bytes += payload;
                 }
                 if let Some(t) = flow.receiver.delack.needs_event(flow.rx_shift) {
-                    self.events.schedule(t, Event::ReceiverTimer(f as u32));
+                    events.schedule(t, Event::ReceiverTimer(f as u32));
                 }
+                let arrived = flow.arrived;
                 if let Some(ack) = d.ack {
                     self.send_ack(f, ack, at);
                 }
-                self.maybe_free(f);
+                if arrived {
+                    self.maybe_free(f);
+                }
             }
         }
     }
 
+    #[inline(always)]
     fn apply_queue_effects(&mut self, p: usize) {
-        if self.fx.drops.is_empty() && self.fx.marks.is_empty() {
-            return;
+        if !(self.fx.drops.is_empty() && self.fx.marks.is_empty()) {
+            self.count_queue_effects(p);
         }
+    }
+
+    fn count_queue_effects(&mut self, p: usize) {
         let mut drops = std::mem::take(&mut self.fx.drops);
         for (pkt, reason, stage) in drops.drain(..) {
             self.dropped += 1;
@@ -751,12 +779,7 @@ impl Simulation {
     }
 
     fn sync_queue_timer(&mut self, p: usize) {
-        let port = &mut self.ports[p];
-        let Some(t) = port.queue.next_timer() else { return };
-        port.timer.arm(t.max(self.now));
-        if let Some(at) = port.timer.needs_event(0) {
-            self.events.schedule(at, Event::QueueTimer(p as u32));
-        }
+        self.ports[p].sync_timer(self.now, p, &mut self.events);
     }
 
     fn sample(&mut self) {

@@ -5,9 +5,10 @@
 //! size are precomputed (the hot path divides only for other sizes).
 
 use super::Pipe;
+use crate::events::{Event, EventQueue};
 use crate::monitor::PortStats;
 use crate::packet::Packet;
-use crate::queue::{AnyQueue, QueueDisc};
+use crate::queue::{AnyQueue, QueueDisc, QueueEffects};
 use crate::time::{serialization, Time};
 use crate::timer::Timer;
 
@@ -59,6 +60,26 @@ impl Port {
     /// Packets the port holds: waiting, and the one being serialized.
     pub fn held(&self) -> u64 {
         self.queue.len() as u64 + self.in_service.is_some() as u64
+    }
+
+    /// Take the next packet into service, if any (the caller applies the effects in `fx`).
+    #[inline(always)]
+    pub fn start_service(&mut self, now: Time, p: usize, fx: &mut QueueEffects, events: &mut EventQueue) {
+        if let Some(pkt) = self.queue.dequeue(now, fx) {
+            self.stats.on_service_start(now - pkt.enqueued_at);
+            events.schedule(now + self.serialization(pkt.size), Event::TxDone(p as u32));
+            self.in_service = Some(pkt);
+        }
+    }
+
+    /// Keep the discipline's timer event scheduled.
+    #[inline(always)]
+    pub fn sync_timer(&mut self, now: Time, p: usize, events: &mut EventQueue) {
+        let Some(t) = self.queue.next_timer() else { return };
+        self.timer.arm(t.max(now));
+        if let Some(at) = self.timer.needs_event(0) {
+            events.schedule(at, Event::QueueTimer(p as u32));
+        }
     }
 
     /// How long `size` bytes take on the link.
