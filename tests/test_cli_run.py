@@ -67,7 +67,7 @@ def test_builtin_examples_resolve_by_name() -> None:
         (["run", "no/such/file.toml"], "scenario file not found"),
         (["run", "{scenario}", "--set", "bottleneck.queue.discipline=codel"], "unknown discipline \"codel\""),
         (["run", "{scenario}", "--set", "bottleneck.rate=-1"], "bottleneck.rate: must be in"),
-        (["run", "{scenario}", "--set", "bottleneck.queue.limit=0"], "bottleneck.queue.limit: must be in [1, 2^40] packets"),
+        (["run", "{scenario}", "--set", "bottleneck.queue.limit=0"], "queue.limit: must be in [1, 2^40]"),
         (["run", "{bad_toml}"], "malformed TOML"),
         (["run", "{scenario}", "--set", "novalue"], "--set expects key=value"),
         (["run", "{scenario}", "--set", "tcp.speed=1"], "unknown field `speed`"),

@@ -52,9 +52,26 @@ def load_scenario(source: ScenarioLike) -> Dict[str, Any]:
     except OSError as exc:
         raise BufferLabError(f"cannot read scenario file {path}: {exc.strerror}") from exc
     try:
-        return tomllib.loads(text)
+        scenario = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BufferLabError(f"{path}: malformed TOML: {exc}") from exc
+    return _files_relative_to(scenario, path.resolve().parent)
+
+
+def _files_relative_to(scenario: Dict[str, Any], base: Path) -> Dict[str, Any]:
+    """Make the file names a scenario refers to (``size = { cdf = "sizes.txt" }``) relative to its file."""
+    groups: List[Any] = []
+    flows = scenario.get("flows")
+    groups.extend(flows if isinstance(flows, list) else [flows])
+    lot = scenario.get("parking_lot")
+    if isinstance(lot, dict):
+        groups.append(lot.get("cross"))
+    for group in groups:
+        size = group.get("size") if isinstance(group, dict) else None
+        cdf = size.get("cdf") if isinstance(size, dict) else None
+        if isinstance(cdf, str) and not Path(cdf).is_absolute():
+            size["cdf"] = str(base / cdf)
+    return scenario
 
 
 def parse_override(text: str) -> tuple:

@@ -46,7 +46,47 @@ def format_summary(results: Results) -> str:
     lines.append(f"  {'conservation':<{width}}  sent {s['sent']:,} = delivered {s['delivered']:,} + dropped "
                  f"{s['dropped']:,} + in flight {s['in_flight']:,}")
     lines.append(f"  {'engine':<{width}}  {s['events']:,} events in {results.wall_s:.3f} s wall")
+    lines.extend(_tables(results))
     return "\n".join(lines)
+
+
+def _maybe(value: Any, fmt: str, missing: str = "-") -> str:
+    """``fmt`` applied to a value that may be missing (None or NaN)."""
+    return missing if value is None or value != value else fmt.format(value)
+
+
+def _tables(results: Results) -> List[str]:
+    """Per-port, per-group and FCT tables, when the scenario has more than one of a kind or finite flows."""
+    out: List[str] = []
+    ports, groups, fct = results.ports, results.groups, results.fct
+    if len(ports) > 1:
+        out.append("ports (the summary above is the first):")
+        out.append(f"  {'link':<16} {'util':>7} {'loss':>8} {'marks':>8} {'queue mean':>10} "
+                   f"{'delay mean':>11}")
+        for p in ports.itertuples():
+            out.append(f"  {p.name:<16} {p.utilization:>7.2%} {p.loss_rate:>8.3%} {p.mark_rate:>8.3%} "
+                       f"{p.queue_mean_pkts:>10.1f} {p.delay_mean_s * 1e3:>8.2f} ms")
+    if len(groups) > 1 or len(fct):
+        out.append("groups:")
+        out.append(f"  {'group':<16} {'cc':<8} {'flows':>7} {'done':>7} {'goodput':>11} {'Jain':>6} "
+                   f"{'timeouts':>8} {'FCT mean':>10}")
+        for g in groups.itertuples():
+            jain = _maybe(g.jain_index, "{:.3f}")
+            fct_mean = _maybe(g.fct_mean_s, "{:.3f} s")
+            out.append(f"  {g.name:<16} {g.congestion_control:<8} {g.flows_started:>7,} "
+                       f"{g.flows_completed:>7,} {g.goodput_bps:>11.4g} {jain:>6} {g.timeouts:>8,} "
+                       f"{fct_mean:>10}")
+    if len(fct):
+        names = dict(zip(groups["group"], groups["name"]))
+        out.append("flow completion times by size (flows started after the warm-up):")
+        out.append(f"  {'group':<12} {'size (B)':<22} {'flows':>7} {'mean':>9} {'p50':>9} {'p99':>9} "
+                   f"{'slowdown':>8}")
+        for b in fct.itertuples():
+            hi = _maybe(b.size_hi, "{:,.0f}", "inf")
+            size = f"({int(b.size_lo):,}, {hi}]"
+            out.append(f"  {names.get(b.group, b.group):<12} {size:<22} {b.count:>7,} {b.mean_s:>8.3f}s "
+                       f"{b.p50_s:>8.3f}s {b.p99_s:>8.3f}s {b.slowdown_mean:>8.2f}")
+    return out
 
 
 def handle(args: argparse.Namespace) -> int:
