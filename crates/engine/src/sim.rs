@@ -820,6 +820,11 @@ impl Simulation {
         (sent, self.delivered, self.dropped, pipes + ports + self.after_end)
     }
 
+    /// TCP flows active through port `p` now (what its discipline was last told).
+    pub fn active_flows(&self, p: usize) -> u32 {
+        self.ports[p].active_flows
+    }
+
     /// Port `p`'s whole-run counts and the packets it holds now.
     pub fn port_conservation(&self, p: usize) -> (crate::network::port::PortTotals, u64) {
         (self.ports[p].totals, self.ports[p].held())

@@ -196,3 +196,24 @@ fn groups_with_different_controllers_and_settings_share_a_bottleneck() {
     // Same scenario, same results.
     assert_eq!(run_json(text).unwrap(), r);
 }
+
+#[test]
+fn ports_know_how_many_flows_are_active() {
+    // Four flows over both links start at 1, 2, 3, 4 s; two stop at 6 s; a finite one finishes early.
+    let text = r#"{"duration": "10s",
+        "links": [{"name": "a", "rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 50}},
+                  {"name": "b", "rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 50}}],
+        "flows": [{"count": 4, "rtt": "60ms", "route": ["a", "b"], "start": ["1s", "2s", "3s", "4s"],
+                   "stop": ["6s", "6s", "20s", "20s"]},
+                  {"name": "short", "count": 1, "rtt": "60ms", "route": ["b"], "start": "0.5s", "size": "5KB"}]}"#;
+    let mut s = sim(text);
+    let at = |s: &mut Simulation, t: f64| {
+        s.run_until((t * 1e12) as u64);
+        (s.active_flows(0), s.active_flows(1))
+    };
+    assert_eq!(at(&mut s, 0.52), (0, 1));
+    assert_eq!(at(&mut s, 0.6), (0, 0), "6 segments within the initial window: done in one RTT");
+    assert_eq!(at(&mut s, 1.5), (1, 1));
+    assert_eq!(at(&mut s, 4.5), (4, 4));
+    assert_eq!(at(&mut s, 7.0), (2, 2));
+}
