@@ -4,6 +4,7 @@
 //! Values that do not exist (the RTT of a flow that never got a sample, the FCT of a flow that did not
 //! finish) are `None` (JSON `null`), never NaN.
 
+pub use crate::tcp::sender::SenderStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -68,11 +69,9 @@ pub struct FlowResult {
     pub start_s: f64,
     pub goodput_bps: f64,
     pub throughput_bps: f64,
-    pub sent: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
-    pub ecn_reductions: u64,
+    /// `sent`, `retransmits`, `timeouts`, `fast_recoveries`, `ecn_reductions`.
+    #[serde(flatten)]
+    pub tcp: SenderStats,
     pub drops: u64,
     pub marks: u64,
     pub final_cwnd: f64,
@@ -124,11 +123,9 @@ pub struct GroupResult {
     pub flows_completed: u64,
     pub goodput_bps: f64,
     pub throughput_bps: f64,
-    pub sent: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
-    pub ecn_reductions: u64,
+    /// `sent`, `retransmits`, `timeouts`, `fast_recoveries`, `ecn_reductions`.
+    #[serde(flatten)]
+    pub tcp: SenderStats,
     pub drops: u64,
     pub ack_drops: u64,
     pub marks: u64,

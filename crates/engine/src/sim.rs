@@ -595,13 +595,7 @@ impl Simulation {
         g.retired.add(&flow.stats);
         g.retired_counts.add(&flow.counts);
         g.retired_in_network += flow.in_network as u64;
-        let s = &flow.sender.stats;
-        let r = &mut g.retired_sender;
-        r.sent += s.sent;
-        r.retransmits += s.retransmits;
-        r.timeouts += s.timeouts;
-        r.fast_recoveries += s.fast_recoveries;
-        r.ecn_reductions += s.ecn_reductions;
+        g.retired_sender.add(&flow.sender.stats);
         self.flows[f].wake.cancel();
         self.flows[f].receiver.delack.cancel();
         self.flows[f].freed = true;
@@ -878,11 +872,7 @@ impl Simulation {
                 start_s: to_secs(fc.start),
                 goodput_bps: f.stats.goodput_bytes as f64 * 8.0 / secs,
                 throughput_bps: f.stats.throughput_bytes as f64 * 8.0 / secs,
-                sent: f.sender.stats.sent,
-                retransmits: f.sender.stats.retransmits,
-                timeouts: f.sender.stats.timeouts,
-                fast_recoveries: f.sender.stats.fast_recoveries,
-                ecn_reductions: f.sender.stats.ecn_reductions,
+                tcp: f.sender.stats,
                 drops: f.stats.drops,
                 marks: f.stats.marks,
                 final_cwnd: f.sender.cwnd(),
@@ -929,9 +919,9 @@ impl Simulation {
             delay_p90_s: st.delay_quantile(0.9),
             delay_p99_s: p0.delay_p99_s,
             jain_index: jain_index(&goodputs),
-            timeouts: groups.iter().map(|g| g.timeouts).sum(),
-            fast_retransmits: groups.iter().map(|g| g.fast_recoveries).sum(),
-            retransmits: groups.iter().map(|g| g.retransmits).sum(),
+            timeouts: groups.iter().map(|g| g.tcp.timeouts).sum(),
+            fast_retransmits: groups.iter().map(|g| g.tcp.fast_recoveries).sum(),
+            retransmits: groups.iter().map(|g| g.tcp.retransmits).sum(),
             sent,
             delivered,
             dropped,
@@ -1023,12 +1013,7 @@ impl Simulation {
             } else {
                 t.1.add(&f.stats);
             }
-            let s = &f.sender.stats;
-            t.2.sent += s.sent;
-            t.2.retransmits += s.retransmits;
-            t.2.timeouts += s.timeouts;
-            t.2.fast_recoveries += s.fast_recoveries;
-            t.2.ecn_reductions += s.ecn_reductions;
+            t.2.add(&f.sender.stats);
         }
         totals
     }
@@ -1071,11 +1056,7 @@ impl Simulation {
                     flows_completed: state.completed,
                     goodput_bps: stats.goodput_bytes as f64 * 8.0 / secs,
                     throughput_bps: stats.throughput_bytes as f64 * 8.0 / secs,
-                    sent: snd.sent,
-                    retransmits: snd.retransmits,
-                    timeouts: snd.timeouts,
-                    fast_recoveries: snd.fast_recoveries,
-                    ecn_reductions: snd.ecn_reductions,
+                    tcp: *snd,
                     drops: stats.drops,
                     ack_drops: stats.ack_drops,
                     marks: stats.marks,

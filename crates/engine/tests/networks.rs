@@ -128,7 +128,7 @@ fn single_finite_flow(segments: u64) -> f64 {
     let r = run_json(&text).unwrap();
     assert_eq!(r.summary.drops, 0);
     assert_eq!(r.summary.flows_completed, 1);
-    assert_eq!(r.flows[0].sent, segments);
+    assert_eq!(r.flows[0].tcp.sent, segments);
     r.flows[0].fct_s.unwrap()
 }
 
@@ -189,7 +189,7 @@ fn groups_with_different_controllers_and_settings_share_a_bottleneck() {
     let r = run_json(text).unwrap();
     let names: Vec<&str> = r.groups.iter().map(|g| g.congestion_control.as_str()).collect();
     assert_eq!(names, ["newreno", "aimd", "newreno"]);
-    assert!(r.groups.iter().all(|g| g.ecn_reductions > 0 && g.goodput_bps > 2e6), "{:?}", r.groups);
+    assert!(r.groups.iter().all(|g| g.tcp.ecn_reductions > 0 && g.goodput_bps > 2e6), "{:?}", r.groups);
     assert!(r.summary.utilization > 0.9);
     let rows: Vec<u32> = r.flows.iter().map(|f| f.group).collect();
     assert_eq!(rows, [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]);

@@ -51,14 +51,24 @@ enum Phase {
     TimeoutRecovery,
 }
 
-/// Per-flow counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Per-flow counters over the whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SenderStats {
     pub sent: u64,
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
+}
+
+impl SenderStats {
+    pub fn add(&mut self, o: &SenderStats) {
+        self.sent += o.sent;
+        self.retransmits += o.retransmits;
+        self.timeouts += o.timeouts;
+        self.fast_recoveries += o.fast_recoveries;
+        self.ecn_reductions += o.ecn_reductions;
+    }
 }
 
 pub struct Sender<C = AnyCc> {
