@@ -64,10 +64,21 @@ pub(crate) fn clean_message(message: &str) -> String {
         Some(i) => &message[..i],
         None => message,
     };
-    message.replace(
+    let mut message = message.replace(
         "data did not match any variant of untagged enum PerFlow",
         "expected a value, a list with one value per flow, or { uniform = [low, high] }",
-    )
+    );
+    message = message.replace(
+        "data did not match any variant of untagged enum PerHop",
+        "expected one value, or a list with one value per hop",
+    );
+    // "expected struct Bottleneck" -> "expected a table".
+    if let Some(i) = message.find("expected struct ") {
+        let rest = &message[i + "expected struct ".len()..];
+        let end = rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len());
+        message = format!("{}expected a table{}", &message[..i], &rest[end..]);
+    }
+    message
 }
 
 /// Deserialize `value` as `T`, naming the field of any error under `field`.

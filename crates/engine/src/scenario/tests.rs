@@ -85,6 +85,17 @@ fn errors_name_the_field() {
 }
 
 #[test]
+fn messages_name_no_rust_types() {
+    let e = with(json!({"bottleneck": 3})).unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        ("bottleneck", "invalid type: integer `3`, expected a table")
+    );
+    let e = with(json!({"monitor": "yes"})).unwrap_err();
+    assert!(!e.message.contains("struct"), "{e}");
+}
+
+#[test]
 fn uniform_rtts_are_seeded() {
     let u = json!({"flows": {"rtt": {"uniform": ["120ms", "280ms"]}}});
     let a = with(u.clone()).unwrap();
