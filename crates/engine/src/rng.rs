@@ -30,6 +30,11 @@ pub mod stream {
     pub const QUEUE: u64 = 16;
     /// UDP source i uses `UDP + i`.
     pub const UDP: u64 = 1 << 32;
+
+    /// The congestion controller of the `i`-th flow started in group `g`.
+    pub fn controller(g: usize, i: u64) -> u64 {
+        (1 << 48) | ((g as u64) << 24) | (i & 0xFF_FFFF)
+    }
 }
 
 impl Rng {

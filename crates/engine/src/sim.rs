@@ -144,6 +144,8 @@ struct GroupState {
     retired: FlowStats,
     retired_sender: SenderStats,
     retired_counts: FlowCounts,
+    /// Flows set up so far (numbers each flow's controller stream).
+    built: u64,
     /// Data packets and queued ACKs of the retired flows still in the network (none: a slot is freed only
     /// once its flow has none left).
     retired_in_network: u64,
@@ -200,6 +202,7 @@ impl Simulation {
                     retired: FlowStats::default(),
                     retired_sender: SenderStats::default(),
                     retired_counts: FlowCounts::default(),
+                    built: 0,
                     retired_in_network: 0,
                 })
                 .collect(),
@@ -372,7 +375,9 @@ impl Simulation {
     /// Set up a flow of group `g` in a slot (reusing a free one for arrivals); returns the slot.
     fn add_flow(&mut self, g: usize, fc: &FlowConfig, arrived: bool) -> usize {
         let grp = &self.cfg.groups[g];
-        let cc = grp.cc.build("").expect("controllers are checked when the scenario resolves");
+        let rng = Rng::new(self.cfg.seed, stream::controller(g, self.groups[g].built));
+        self.groups[g].built += 1;
+        let cc = grp.cc.build("", rng).expect("controllers are checked when the scenario resolves");
         let slot =
             if arrived { self.free.pop().map(|s| s as usize) } else { None }.unwrap_or(self.flows.len());
         let mut sender = Sender::new(slot as u32, cc, &grp.tcp);

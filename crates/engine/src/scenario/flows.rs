@@ -164,7 +164,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
     )?;
     let cc_field = field("congestion_control");
     let cc = CcSpec::parse(&t.congestion_control, &cc_field)?;
-    cc.build(&cc_field)?;
+    cc.build(&cc_field, Rng::new(0, 0))?;
     let packet = t.packet_size.0.round();
     let tcp = TcpConfig {
         packet_size: packet as u32,

@@ -355,7 +355,7 @@ impl<C: CongestionControl> Sender<C> {
     }
 
     /// The gap between paced transmissions, if pacing applies now.
-    fn pacing_gap(&self, now: Time, cfg: &TcpConfig) -> Option<Time> {
+    fn pacing_gap(&mut self, now: Time, cfg: &TcpConfig) -> Option<Time> {
         let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
         self.cc.pacing_gap(&self.win, &ctx).or_else(|| {
             let srtt = self.rtt.srtt().filter(|_| cfg.pacing)?;
@@ -654,7 +654,7 @@ mod tests {
         fn on_recovery_end(&mut self, w: &mut Window, _ctx: &CcContext) {
             self.calls.get_mut().push(format!("recovery end cwnd {}", w.cwnd));
         }
-        fn pacing_gap(&self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
+        fn pacing_gap(&mut self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
             self.gap
         }
         fn tag(&self, w: &Window, _ctx: &CcContext) -> f32 {

@@ -8,6 +8,7 @@
 //! Tsioliaridou & Tsaoussidis's gentle senders are AIMD(0.9, 0.675) with `reduce_from = "cwnd"`.
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
+use crate::rng::Rng;
 use crate::scenario::{check, ScenarioError};
 use serde::Deserialize;
 
@@ -44,7 +45,7 @@ pub struct Aimd {
 
 impl Controller for Aimd {
     type Spec = Spec;
-    fn from_spec(s: &Spec, field: &str) -> Result<Self, ScenarioError> {
+    fn from_spec(s: &Spec, field: &str, _: Rng) -> Result<Self, ScenarioError> {
         let f = |p: &str| format!("{field}.{p}");
         check(
             &f("increase"),
@@ -80,24 +81,27 @@ mod tests {
     #[test]
     fn gentle_increase_and_decrease() {
         let spec = Spec { increase: 0.9, decrease: 0.675, reduce_from: ReduceFrom::Cwnd };
-        let mut cc = Aimd::from_spec(&spec, "tcp.congestion_control").unwrap();
+        let mut cc = Aimd::from_spec(&spec, "tcp.congestion_control", Rng::new(1, 1)).unwrap();
         let est = RttEstimator::default();
         let ctx = test_context(&est, 7);
         let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
         cc.on_ack(&mut w, 1, &ctx);
         assert!((w.cwnd - 10.09).abs() < 1e-12);
         assert!((cc.ssthresh(&w, Signal::Ecn, &ctx) - 0.675 * 10.09).abs() < 1e-12);
-        let mut flight = Aimd::from_spec(&Spec::default(), "x").unwrap();
+        let mut flight = Aimd::from_spec(&Spec::default(), "x", Rng::new(1, 1)).unwrap();
         assert_eq!(flight.ssthresh(&w, Signal::Loss, &ctx), 3.5);
     }
 
     #[test]
     fn bad_parameters_name_the_field() {
-        let e =
-            Aimd::from_spec(&Spec { decrease: 1.0, ..Spec::default() }, "flows[1].tcp.congestion_control")
-                .unwrap_err();
+        let e = Aimd::from_spec(
+            &Spec { decrease: 1.0, ..Spec::default() },
+            "flows[1].tcp.congestion_control",
+            Rng::new(1, 1),
+        )
+        .unwrap_err();
         assert_eq!(e.field, "flows[1].tcp.congestion_control.decrease");
-        let e = Aimd::from_spec(&Spec { increase: 0.0, ..Spec::default() }, "c").unwrap_err();
+        let e = Aimd::from_spec(&Spec { increase: 0.0, ..Spec::default() }, "c", Rng::new(1, 1)).unwrap_err();
         assert_eq!(e.field, "c.increase");
     }
 }

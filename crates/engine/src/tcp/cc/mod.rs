@@ -17,6 +17,7 @@ pub use aimd::Aimd;
 pub use newreno::NewReno;
 
 use super::rtt::RttEstimator;
+use crate::rng::Rng;
 use crate::scenario::{err, from_value, ScenarioError};
 use crate::time::Time;
 
@@ -74,8 +75,9 @@ pub trait CongestionControl {
     /// Loss recovery ended (the recovery point was acknowledged); the sender has set `cwnd = ssthresh`.
     fn on_recovery_end(&mut self, _w: &mut Window, _ctx: &CcContext) {}
 
-    /// The gap to keep between two transmissions, or `None` to send as fast as the window allows.
-    fn pacing_gap(&self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
+    /// The gap to keep between two transmissions, or `None` to send as fast as the window allows. Called
+    /// once per transmission opportunity, so a controller may draw random gaps from its stream.
+    fn pacing_gap(&mut self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
         None
     }
 
@@ -122,9 +124,10 @@ macro_rules! controllers {
                 }
             }
 
-            /// Check the parameters (errors name `field.<param>`) and build a controller.
-            pub fn build(&self, field: &str) -> Result<AnyCc, ScenarioError> {
-                Ok(match self { $(CcSpec::$variant(s) => AnyCc::$variant(<$ty>::from_spec(s, field)?)),* })
+            /// Check the parameters (errors name `field.<param>`) and build a controller for one flow, with
+            /// the flow's own random stream.
+            pub fn build(&self, field: &str, rng: Rng) -> Result<AnyCc, ScenarioError> {
+                Ok(match self { $(CcSpec::$variant(s) => AnyCc::$variant(<$ty>::from_spec(s, field, rng)?)),* })
             }
 
             /// The controller's name as scenarios write it.
@@ -155,7 +158,8 @@ macro_rules! controllers {
 pub trait Controller: CongestionControl + Sized {
     /// Its parameters as a scenario writes them (`Default` gives the defaults).
     type Spec: Default + Clone + std::fmt::Debug + serde::de::DeserializeOwned + serde::Serialize;
-    fn from_spec(spec: &Self::Spec, field: &str) -> Result<Self, ScenarioError>;
+    /// Check `spec` (errors name `field.<param>`) and build; `rng` is the flow's own stream.
+    fn from_spec(spec: &Self::Spec, field: &str, rng: Rng) -> Result<Self, ScenarioError>;
 }
 
 controllers! {
@@ -178,7 +182,7 @@ impl CongestionControl for AnyCc {
     fn on_recovery_end(&mut self, w: &mut Window, ctx: &CcContext) {
         each_cc!(self, c => c.on_recovery_end(w, ctx))
     }
-    fn pacing_gap(&self, w: &Window, ctx: &CcContext) -> Option<Time> {
+    fn pacing_gap(&mut self, w: &Window, ctx: &CcContext) -> Option<Time> {
         each_cc!(self, c => c.pacing_gap(w, ctx))
     }
     fn tag(&self, w: &Window, ctx: &CcContext) -> f32 {

@@ -3,6 +3,7 @@
 //! RFC 6675) lives in the sender's state machine. No parameters.
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Window};
+use crate::rng::Rng;
 use crate::scenario::ScenarioError;
 use serde::Deserialize;
 
@@ -16,7 +17,7 @@ pub struct Spec {}
 
 impl Controller for NewReno {
     type Spec = Spec;
-    fn from_spec(_: &Spec, _: &str) -> Result<Self, ScenarioError> {
+    fn from_spec(_: &Spec, _: &str, _: Rng) -> Result<Self, ScenarioError> {
         Ok(NewReno)
     }
 }
