@@ -151,6 +151,10 @@ macro_rules! controllers {
         macro_rules! each_cc {
             ($self_:ident, $c:ident => $e:expr) => { match $self_ { $(AnyCc::$variant($c) => $e),* } };
         }
+
+        /// Whether any controller paces / tags (the sender skips those hooks otherwise).
+        const ANY_PACES: bool = false $(|| <$ty as CongestionControl>::PACES)*;
+        const ANY_TAGS: bool = false $(|| <$ty as CongestionControl>::TAGS)*;
     };
 }
 
@@ -168,8 +172,8 @@ controllers! {
 }
 
 impl CongestionControl for AnyCc {
-    const PACES: bool = NewReno::PACES || Aimd::PACES;
-    const TAGS: bool = NewReno::TAGS || Aimd::TAGS;
+    const PACES: bool = ANY_PACES;
+    const TAGS: bool = ANY_TAGS;
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
         each_cc!(self, c => c.on_ack(w, acked, ctx))
     }
