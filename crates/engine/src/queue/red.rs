@@ -17,6 +17,9 @@
 //!
 //! Defaults are ns-2's (`min_th` 5, `max_th` 15, `max_p` 0.1 = 1/linterm 10, `w` 0.002, gentle, wait), except
 //! `mean_pktsize`, which defaults to the scenario's packet size instead of ns-2's constant 500 B.
+//!
+//! The average and the test live in [`RedCore`] (settings: [`RedTest`]), which other RED-derived
+//! disciplines reuse with their own action on a decision (Global Notifier marks the whole buffer).
 
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
@@ -108,6 +111,61 @@ pub struct RedParams {
     pub limit: Limit,
 }
 
+impl RedParams {
+    /// RED's test with these parameters: gentle mode sets `p_b` above `max_th` and moves the forced drops
+    /// from `max_th` to `2·max_th`.
+    pub fn test(&self) -> RedTest {
+        RedTest {
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            weight: self.weight,
+            wait: self.wait,
+            above_max: if self.gentle { AboveMax::Gentle } else { AboveMax::One },
+            forced_th: if self.gentle { 2.0 * self.max_th } else { self.max_th },
+            count: CountRule::SinceDecision,
+            ptc: self.link_rate_bps / (8.0 * self.mean_pktsize as f64),
+        }
+    }
+}
+
+/// The base probability `p_b` at or above `max_th`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AboveMax {
+    /// ns-2 gentle: `max_p + (1−max_p)·(avg−max_th)/max_th`, reaching 1 at `2·max_th`.
+    Gentle,
+    /// 1 (RED without gentle, where every arrival from `max_th` up is a forced drop anyway).
+    One,
+    /// Eq. (3) extended: `max_p·(avg−min_th)/(max_th−min_th)`, capped at 1.
+    Linear,
+}
+
+/// What `count` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountRule {
+    /// Arrivals since the last early or forced decision (RED, ns-2): reset to 0 by a decision, to 1 when
+    /// the average first reaches `min_th`.
+    SinceDecision,
+    /// Arrivals since the queue was last idle (reset only by an arrival to an empty queue).
+    SinceIdle,
+}
+
+/// The settings of RED's average and test, shared by the disciplines that use it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedTest {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub weight: f64,
+    pub wait: bool,
+    pub above_max: AboveMax,
+    /// Arrivals are dropped outright (forced) when the average is at least this (`f64::INFINITY`: never).
+    pub forced_th: f64,
+    pub count: CountRule,
+    /// Mean-size packet transmissions per second (ns-2 `ptc`), for the idle-time correction.
+    pub ptc: f64,
+}
+
 /// The outcome of RED's test on one arrival, before any buffer-limit check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RedDecision {
@@ -116,20 +174,20 @@ pub enum RedDecision {
     Forced,
 }
 
-pub struct Red {
-    p: RedParams,
-    fifo: Fifo,
+/// RED's average queue and its test on each arrival (ns-2 `REDQueue::enque` up to the decision), without
+/// a buffer: the discipline passes its queue length and reports when the queue empties. RED and Global
+/// Notifier differ only in what they do with the decision.
+pub struct RedCore {
+    t: RedTest,
     rng: Rng,
     /// The EWMA of the queue length, packets.
     avg: f64,
-    /// Arrivals since the last early or forced drop/mark.
+    /// See [`CountRule`].
     count: u64,
     /// Was the average at or above min_th at the previous arrival (ns-2 `old`)?
     above_min: bool,
     idle: bool,
     idle_since: Time,
-    /// Packet transmissions per second at mean_pktsize.
-    ptc: f64,
 }
 
 /// `x^n` by repeated squaring: exact IEEE operations in a fixed order, so identical on every machine.
@@ -145,20 +203,9 @@ fn powi_exact(mut x: f64, mut n: u64) -> f64 {
     r
 }
 
-impl Red {
-    pub fn new(p: RedParams, rng: Rng) -> Self {
-        let ptc = p.link_rate_bps / (8.0 * p.mean_pktsize as f64);
-        Red {
-            p,
-            fifo: Fifo::default(),
-            rng,
-            avg: 0.0,
-            count: 0,
-            above_min: false,
-            idle: true,
-            idle_since: 0,
-            ptc,
-        }
+impl RedCore {
+    pub fn new(t: RedTest, rng: Rng) -> Self {
+        RedCore { t, rng, avg: 0.0, count: 0, above_min: false, idle: true, idle_since: 0 }
     }
 
     /// The current average queue, packets.
@@ -168,13 +215,11 @@ impl Red {
 
     /// The base probability `p_b` for average `avg` (ns-2 `calculate_p_new`).
     pub fn base_probability(&self, avg: f64) -> f64 {
-        let p = &self.p;
-        let pb = if p.gentle && avg >= p.max_th {
-            p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th
-        } else if !p.gentle && avg >= p.max_th {
-            1.0
-        } else {
-            p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
+        let t = &self.t;
+        let pb = match t.above_max {
+            AboveMax::Gentle if avg >= t.max_th => t.max_p + (1.0 - t.max_p) * (avg - t.max_th) / t.max_th,
+            AboveMax::One if avg >= t.max_th => 1.0,
+            _ => t.max_p * (avg - t.min_th) / (t.max_th - t.min_th),
         };
         pb.min(1.0)
     }
@@ -182,7 +227,7 @@ impl Red {
     /// The actual probability `p_a` from `p_b` and `count` (ns-2 `modify_p`).
     pub fn actual_probability(&self, pb: f64, count: u64) -> f64 {
         let c = count as f64;
-        let pa = if self.p.wait {
+        let pa = if self.t.wait {
             if c * pb < 1.0 {
                 0.0
             } else if c * pb < 2.0 {
@@ -198,30 +243,35 @@ impl Red {
         pa.min(1.0)
     }
 
-    /// Update the average for an arrival at `now` and decide; `count` and the flags are updated.
-    pub fn decide(&mut self, now: Time) -> RedDecision {
-        let q = self.fifo.len() as f64;
+    /// Update the average for an arrival at `now` to a queue of `qlen` packets and decide; `count` and the
+    /// flags are updated.
+    pub fn decide(&mut self, now: Time, qlen: usize) -> RedDecision {
+        let q = qlen as f64;
         let m = if self.idle {
             self.idle = false;
-            (self.ptc * to_secs(now.saturating_sub(self.idle_since))) as u64
+            if self.t.count == CountRule::SinceIdle {
+                self.count = 0;
+            }
+            (self.t.ptc * to_secs(now.saturating_sub(self.idle_since))) as u64
         } else {
             0
         };
-        self.avg = self.avg * powi_exact(1.0 - self.p.weight, m + 1) + self.p.weight * q;
+        self.avg = self.avg * powi_exact(1.0 - self.t.weight, m + 1) + self.t.weight * q;
         self.count += 1;
-        let threshold_forced = if self.p.gentle { 2.0 * self.p.max_th } else { self.p.max_th };
-        if self.avg >= self.p.min_th && q > 1.0 {
-            if self.avg >= threshold_forced {
-                self.count = 0;
+        if self.avg >= self.t.min_th && q > 1.0 {
+            if self.avg >= self.t.forced_th {
+                self.reset_count();
                 RedDecision::Forced
             } else if !self.above_min {
                 self.above_min = true;
-                self.count = 1;
+                if self.t.count == CountRule::SinceDecision {
+                    self.count = 1;
+                }
                 RedDecision::Accept
             } else {
                 let pa = self.actual_probability(self.base_probability(self.avg), self.count);
                 if self.rng.uniform() <= pa && pa > 0.0 {
-                    self.count = 0;
+                    self.reset_count();
                     RedDecision::Early
                 } else {
                     RedDecision::Accept
@@ -231,6 +281,52 @@ impl Red {
             self.above_min = false;
             RedDecision::Accept
         }
+    }
+
+    /// A drop or mark decided outside the test (an overflow) resets `count` as a decision does.
+    pub fn reset_count(&mut self) {
+        if self.t.count == CountRule::SinceDecision {
+            self.count = 0;
+        }
+    }
+
+    /// The queue went empty at `now`: the next arrival corrects the average for the idle time.
+    pub fn on_empty(&mut self, now: Time) {
+        self.idle = true;
+        self.idle_since = now;
+    }
+}
+
+pub struct Red {
+    p: RedParams,
+    core: RedCore,
+    fifo: Fifo,
+}
+
+impl Red {
+    pub fn new(p: RedParams, rng: Rng) -> Self {
+        let core = RedCore::new(p.test(), rng);
+        Red { p, core, fifo: Fifo::default() }
+    }
+
+    /// The current average queue, packets.
+    pub fn average(&self) -> f64 {
+        self.core.average()
+    }
+
+    /// The base probability `p_b` for average `avg` (ns-2 `calculate_p_new`).
+    pub fn base_probability(&self, avg: f64) -> f64 {
+        self.core.base_probability(avg)
+    }
+
+    /// The actual probability `p_a` from `p_b` and `count` (ns-2 `modify_p`).
+    pub fn actual_probability(&self, pb: f64, count: u64) -> f64 {
+        self.core.actual_probability(pb, count)
+    }
+
+    /// Update the average for an arrival at `now` and decide; `count` and the flags are updated.
+    pub fn decide(&mut self, now: Time) -> RedDecision {
+        self.core.decide(now, self.fifo.len())
     }
 }
 
@@ -251,8 +347,7 @@ impl QueueDisc for Red {
     fn dequeue(&mut self, now: Time, _fx: &mut QueueEffects) -> Option<Packet> {
         let p = self.fifo.pop();
         if p.is_none() {
-            self.idle = true;
-            self.idle_since = now;
+            self.core.on_empty(now);
         }
         p
     }
@@ -368,7 +463,7 @@ mod tests {
         for s in 0..30 {
             r.fifo.push(test_packet(0, s, 1000));
         }
-        r.above_min = true;
+        r.core.above_min = true;
         assert_eq!(r.decide(0), RedDecision::Forced);
         r.fifo.pop();
         r.fifo.pop();
