@@ -48,3 +48,54 @@ fn notifies_more_flows_sooner_than_red() {
     assert!(gn_flows > red_flows + red_flows / 10, "GN {gn_flows} flows, RED {red_flows}");
     assert!(gn_marks > 2 * red_marks, "GN {gn_marks} marks, RED {red_marks}");
 }
+
+#[test]
+fn per_signal_ecn_response_reduces_on_every_mark() {
+    // Under GN a flow often has several packets marked by one firing: once per RTT it reduces once, per
+    // signal once per marked packet. Its window is smaller, so it also sees fewer marks in all.
+    let once = run_json(&scenario(GN, "10s")).unwrap();
+    let per = run_json(
+        &scenario(GN, "10s").replace(r#""ecn": true"#, r#""ecn": true, "ecn_response": "per-signal""#),
+    )
+    .unwrap();
+    let reductions =
+        |r: &bufferlab_engine::Results| r.flows.iter().map(|f| f.tcp.ecn_reductions).sum::<u64>();
+    let marks = |r: &bufferlab_engine::Results| r.flows.iter().map(|f| f.marks).sum::<u64>();
+    assert!(reductions(&once) < marks(&once) / 2, "{} reductions, {} marks", reductions(&once), marks(&once));
+    assert!(reductions(&per) > 2 * reductions(&once), "{} against {}", reductions(&per), reductions(&once));
+    assert_eq!(per.summary.sent, per.summary.delivered + per.summary.dropped + per.summary.in_flight);
+}
+
+#[test]
+fn bad_settings_name_the_field() {
+    let field = |text: String| config_from_json(&text).unwrap_err().field;
+    let s = scenario(GN, "10s");
+    assert_eq!(
+        field(s.replace(r#""ecn": true"#, r#""ecn": true, "ecn_response": "often""#)),
+        "tcp.ecn_response"
+    );
+    assert_eq!(field(s.replace(r#""ecn": true"#, r#""ecn": false"#)), "bottleneck.queue.not_ect");
+    assert_eq!(field(s.replace(r#""min_th": 40"#, r#""min_th": 70"#)), "bottleneck.queue.max_th");
+    assert_eq!(
+        field(s.replace(r#""max_th": 60"#, r#""max_th": 60, "not_ect": "mark""#)),
+        "bottleneck.queue.not_ect"
+    );
+    assert_eq!(
+        field(s.replace(r#""max_th": 60"#, r#""max_th": 60, "count": "always""#)),
+        "bottleneck.queue.count"
+    );
+    assert_eq!(
+        field(s.replace(r#""reduce_from": "cwnd""#, r#""reduce_from": "cwnd", "ns2_halving": 1"#)),
+        "flows[1].tcp.congestion_control.ns2_halving"
+    );
+    // The resolved scenario records the settings.
+    let c = config_from_json(
+        &s.replace(r#""reduce_from": "cwnd""#, r#""reduce_from": "cwnd", "ns2_halving": true"#),
+    )
+    .unwrap();
+    let json = c.to_json();
+    assert_eq!(json["groups"][1]["tcp"]["ecn_response"], "once-per-rtt");
+    assert_eq!(json["groups"][1]["congestion_control"]["ns2_halving"], true);
+    assert_eq!(json["links"][0]["queue"]["not_ect"], "pass");
+    assert_eq!(json["links"][0]["queue"]["forced_drop"], true);
+}

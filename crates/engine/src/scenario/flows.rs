@@ -6,7 +6,7 @@ use super::network::{Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
-use crate::tcp::{BackoffEnd, InFlight, RtoBounds, TcpConfig};
+use crate::tcp::{BackoffEnd, EcnResponse, InFlight, RtoBounds, TcpConfig};
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
 use crate::units::{Bytes, Rate, Seconds};
@@ -82,6 +82,7 @@ pub struct Tcp {
     pub delayed_ack_timeout: Seconds,
     pub sack: bool,
     pub ecn: bool,
+    pub ecn_response: EcnResponse,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub ssthresh_from: SsthreshFrom,
@@ -123,6 +124,7 @@ impl Default for Tcp {
             delayed_ack_timeout: Seconds(0.2),
             sack: true,
             ecn: false,
+            ecn_response: EcnResponse::OncePerRtt,
             dupack_threshold: 3,
             limited_transmit: true,
             ssthresh_from: SsthreshFrom::Flight,
@@ -179,6 +181,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         },
         sack: t.sack,
         ecn: t.ecn,
+        ecn_response: t.ecn_response,
         dupack_threshold: t.dupack_threshold,
         limited_transmit: t.limited_transmit,
         ssthresh_from: match t.ssthresh_from {

@@ -35,6 +35,20 @@ pub enum BackoffEnd {
     NewAck,
 }
 
+/// How often a sender reduces its window for ECN-Echo (`tcp.ecn_response`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EcnResponse {
+    /// At most once per window of data (RFC 3168 §6.1.2, ns-2 `TcpAgent::ecn()`): the receiver echoes a
+    /// CE mark on every ACK until CWR arrives; the sender reduces once, then not again until data sent
+    /// after the reduction is acknowledged.
+    OncePerRtt,
+    /// Every congestion signal: the receiver sets ECE only on the ACK that covers a CE-marked segment (no
+    /// latching until CWR), and the sender reduces on every ACK that carries ECE and acknowledges new data,
+    /// outside loss recovery. One reduction per mark (per ACK, with delayed ACKs).
+    PerSignal,
+}
+
 /// The TCP settings of a flow group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -48,6 +62,7 @@ pub struct TcpConfig {
     pub rto: RtoBounds,
     pub sack: bool,
     pub ecn: bool,
+    pub ecn_response: EcnResponse,
     pub dupack_threshold: u32,
     /// RFC 3042: one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,

@@ -4,9 +4,10 @@
 //!   others are the most recently changed of the remaining blocks.
 //! - Delayed ACK (RFC 5681 §4.2, RFC 1122): an ACK for at least every second segment, or when the
 //!   delayed-ACK timer expires; an immediate ACK for out-of-order segments and for segments that fill a hole.
-//! - ECN (RFC 3168 §6.1.3): a CE mark sets ECE on every ACK until a data packet with CWR arrives.
+//! - ECN (RFC 3168 §6.1.3): a CE mark sets ECE on every ACK until a data packet with CWR arrives; with
+//!   `tcp.ecn_response = "per-signal"`, only on the next ACK (each mark echoed once).
 
-use super::TcpConfig;
+use super::{EcnResponse, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet, MAX_SACK_BLOCKS};
 use crate::time::Time;
 use crate::timer::Timer;
@@ -119,6 +120,9 @@ impl Receiver {
         self.unacked = 0;
         self.delack.cancel();
         let mut ack = Ack { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
+        if cfg.ecn_response == EcnResponse::PerSignal {
+            self.ece = false;
+        }
         if cfg.sack && !self.blocks.is_empty() {
             let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
             let mut n = 0;
@@ -161,6 +165,7 @@ mod tests {
             rto: RtoBounds { initial: 1, min: 1, max: 1, granularity: 1 },
             sack: true,
             ecn: true,
+            ecn_response: EcnResponse::OncePerRtt,
             dupack_threshold: 3,
             limited_transmit: false,
             ssthresh_from: crate::tcp::InFlight::FlightSize,
@@ -223,5 +228,19 @@ mod tests {
         let mut p = data(2);
         p.cwr = true;
         assert!(!r.on_data(&p, 0, &c).ack.unwrap().ece);
+    }
+
+    #[test]
+    fn per_signal_echoes_each_mark_once() {
+        let mut c = cfg(true);
+        c.ecn_response = EcnResponse::PerSignal;
+        let mut r = Receiver::new();
+        let mut ce = data(0);
+        ce.ecn = Ecn::Ce;
+        assert!(r.on_data(&ce, 0, &c).ack.is_none(), "delayed");
+        // The ACK covering the marked segment echoes it; the next does not.
+        assert!(r.on_data(&data(1), 0, &c).ack.unwrap().ece);
+        assert!(r.on_data(&data(2), 0, &c).ack.is_none());
+        assert!(!r.on_data(&data(3), 0, &c).ack.unwrap().ece);
     }
 }

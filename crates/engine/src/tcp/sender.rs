@@ -29,7 +29,8 @@
 //!   sets `ssthresh` from the controller and `cwnd = ssthresh`, and starts a CWR period: the window neither
 //!   grows nor shrinks again until an ACK covers data sent after the reduction (the cumulative ACK passes
 //!   the highest segment sent then, as ns-3's `CA_CWR` and Linux do). CWR is set on the next new data
-//!   packet. Retransmissions are Not-ECT (§6.1.5).
+//!   packet. Retransmissions are Not-ECT (§6.1.5). With `tcp.ecn_response = "per-signal"` every such ACK
+//!   reduces, in the CWR period too (the receiver then echoes each mark once; see [`EcnResponse`]).
 //!
 //! RTT samples come from every ACK that acknowledges new data whose newest acknowledged segment was never
 //! retransmitted (Karn), as with the timestamp option.
@@ -37,7 +38,7 @@
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{BackoffEnd, InFlight, TcpConfig};
+use super::{BackoffEnd, EcnResponse, InFlight, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
 use crate::timer::Timer;
@@ -218,7 +219,11 @@ impl<C: CongestionControl> Sender<C> {
                 self.win.cwnd += 1.0;
             }
         }
-        if cfg.ecn && ack.ece && newly_acked > 0 && self.phase == Phase::Open {
+        let may_reduce = match cfg.ecn_response {
+            EcnResponse::OncePerRtt => self.phase == Phase::Open,
+            EcnResponse::PerSignal => matches!(self.phase, Phase::Open | Phase::Cwr),
+        };
+        if cfg.ecn && ack.ece && newly_acked > 0 && may_reduce {
             self.congestion_signal(Signal::Ecn, now, cfg);
             self.win.cwnd = self.win.ssthresh;
             self.phase = Phase::Cwr;
@@ -466,6 +471,7 @@ mod tests {
             },
             sack,
             ecn,
+            ecn_response: EcnResponse::OncePerRtt,
             dupack_threshold: 3,
             limited_transmit: false,
             ssthresh_from: InFlight::FlightSize,
@@ -614,6 +620,29 @@ mod tests {
         let first_new = out.iter().find(|p| !p.retransmit).unwrap();
         assert!(first_new.cwr);
         assert_eq!(out.iter().filter(|p| p.cwr).count(), 1);
+    }
+
+    #[test]
+    fn per_signal_ecn_response_reduces_on_every_ece_ack() {
+        let mut c = cfg(true, true);
+        c.ecn_response = EcnResponse::PerSignal;
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        let mut a = ack(1, &[]);
+        a.ece = true;
+        s.on_ack(&a, 100, &c, &mut out);
+        assert_eq!((s.cwnd(), s.ssthresh()), (4.5, 4.5), "9 in flight, halved");
+        // The next ECE-carrying ACK, inside the CWR period, reduces again: 8 in flight -> 4.
+        a.ack = 2;
+        s.on_ack(&a, 101, &c, &mut out);
+        assert_eq!((s.cwnd(), s.ssthresh()), (4.0, 4.0));
+        assert_eq!(s.stats.ecn_reductions, 2);
+        // An ACK without ECE does not.
+        s.on_ack(&ack(3, &[]), 102, &c, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 2);
+        assert_eq!(s.cwnd(), 4.0, "no growth in the CWR period");
     }
 
     #[test]

@@ -5,7 +5,14 @@
 //! choice, or `"cwnd"`, ns-2's). The sender then sets `cwnd = ssthresh` (fast recovery, ECN) or the loss
 //! window (timeout). AIMD(1, 0.5) with `reduce_from = "in-flight"` is NewReno.
 //!
-//! Tsioliaridou & Tsaoussidis's gentle senders are AIMD(0.9, 0.675) with `reduce_from = "cwnd"`.
+//! Tsioliaridou & Tsaoussidis's gentle senders are AIMD(0.9, 0.675) with `reduce_from = "cwnd"` (paper
+//! note §2.2).
+//!
+//! `ns2_halving` reproduces ns-2's `TcpAgent::slowdown()` (`first_decrease_`, note §2.2): whatever
+//! `decrease`, the window is halved instead on the flow's first decrease, on any decrease in slow start
+//! (`cwnd < ssthresh` before the signal), and on a timeout's decrease (ns-2's `last_cwnd_action_ ==
+//! CWND_ACTION_TIMEOUT`, which the duplicate-ACK and ECN responses overwrite before they reduce). ns-2's
+//! rounding of the halved window to whole segments (`precision_reduce_ = false`) is not reproduced.
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
@@ -30,17 +37,21 @@ pub struct Spec {
     /// The factor the window is multiplied by on a congestion signal, in (0, 1).
     pub decrease: f64,
     pub reduce_from: ReduceFrom,
+    /// ns-2's `slowdown()`: halve on the first decrease, in slow start and on a timeout.
+    pub ns2_halving: bool,
 }
 
 impl Default for Spec {
     fn default() -> Self {
-        Spec { increase: 1.0, decrease: 0.5, reduce_from: ReduceFrom::InFlight }
+        Spec { increase: 1.0, decrease: 0.5, reduce_from: ReduceFrom::InFlight, ns2_halving: false }
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct Aimd {
     spec: Spec,
+    /// Has the window been decreased before (ns-2's `first_decrease_ == 0`)?
+    decreased: bool,
 }
 
 impl Controller for Aimd {
@@ -54,7 +65,7 @@ impl Controller for Aimd {
             s.increase,
         )?;
         check(&f("decrease"), s.decrease > 0.0 && s.decrease < 1.0, "in (0, 1)", s.decrease)?;
-        Ok(Aimd { spec: s.clone() })
+        Ok(Aimd { spec: s.clone(), decreased: false })
     }
 }
 
@@ -63,12 +74,16 @@ impl CongestionControl for Aimd {
         reno_growth(w, acked, self.spec.increase);
     }
 
-    fn ssthresh(&mut self, w: &Window, _signal: Signal, ctx: &CcContext) -> f64 {
+    fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
         let from = match self.spec.reduce_from {
             ReduceFrom::InFlight => ctx.in_flight as f64,
             ReduceFrom::Cwnd => w.cwnd,
         };
-        (self.spec.decrease * from).max(2.0)
+        let halve =
+            self.spec.ns2_halving && (!self.decreased || w.cwnd < w.ssthresh || signal == Signal::Timeout);
+        self.decreased = true;
+        let factor = if halve { 0.5 } else { self.spec.decrease };
+        (factor * from).max(2.0)
     }
 }
 
@@ -80,7 +95,7 @@ mod tests {
 
     #[test]
     fn gentle_increase_and_decrease() {
-        let spec = Spec { increase: 0.9, decrease: 0.675, reduce_from: ReduceFrom::Cwnd };
+        let spec = Spec { increase: 0.9, decrease: 0.675, reduce_from: ReduceFrom::Cwnd, ns2_halving: false };
         let mut cc = Aimd::from_spec(&spec, "tcp.congestion_control", Rng::new(1, 1)).unwrap();
         let est = RttEstimator::default();
         let ctx = test_context(&est, 7);
@@ -90,6 +105,30 @@ mod tests {
         assert!((cc.ssthresh(&w, Signal::Ecn, &ctx) - 0.675 * 10.09).abs() < 1e-12);
         let mut flight = Aimd::from_spec(&Spec::default(), "x", Rng::new(1, 1)).unwrap();
         assert_eq!(flight.ssthresh(&w, Signal::Loss, &ctx), 3.5);
+    }
+
+    #[test]
+    fn ns2_halves_the_first_decrease_in_slow_start_and_on_timeouts() {
+        let spec = Spec { increase: 0.9, decrease: 0.675, reduce_from: ReduceFrom::Cwnd, ns2_halving: true };
+        let mut cc = Aimd::from_spec(&spec, "c", Rng::new(1, 1)).unwrap();
+        let est = RttEstimator::default();
+        let ctx = test_context(&est, 20);
+        // The first decrease halves, even in congestion avoidance.
+        assert_eq!(cc.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
+        // Later ones in congestion avoidance use `decrease`, for losses and ECN alike.
+        assert_eq!(cc.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 13.5);
+        assert_eq!(cc.ssthresh(&Window { cwnd: 40.0, ssthresh: 13.5 }, Signal::Ecn, &ctx), 27.0);
+        // A timeout halves; so does any decrease in slow start (cwnd < ssthresh).
+        assert_eq!(cc.ssthresh(&Window { cwnd: 40.0, ssthresh: 27.0 }, Signal::Timeout, &ctx), 20.0);
+        assert_eq!(cc.ssthresh(&Window { cwnd: 12.0, ssthresh: 20.0 }, Signal::Loss, &ctx), 6.0);
+        assert_eq!(cc.ssthresh(&Window { cwnd: 12.0, ssthresh: 6.0 }, Signal::Ecn, &ctx), 0.675 * 12.0);
+        // Without the option every decrease uses `decrease`; at 0.5 the option changes nothing.
+        let mut plain =
+            Aimd::from_spec(&Spec { ns2_halving: false, ..spec.clone() }, "c", Rng::new(1, 1)).unwrap();
+        assert_eq!(plain.ssthresh(&Window { cwnd: 20.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx), 13.5);
+        let mut half = Aimd::from_spec(&Spec { decrease: 0.5, ..spec }, "c", Rng::new(1, 1)).unwrap();
+        assert_eq!(half.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
+        assert_eq!(half.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
     }
 
     #[test]
