@@ -13,6 +13,7 @@
 
 pub mod droptail;
 pub mod global_notifier;
+pub mod index_policy;
 pub mod red;
 
 use crate::packet::{Ecn, Packet};
@@ -25,6 +26,7 @@ use std::collections::VecDeque;
 
 pub use droptail::DropTail;
 pub use global_notifier::GlobalNotifier;
+pub use index_policy::IndexQueue;
 pub use red::Red;
 
 /// Why a packet was dropped or marked: an open set of names, counted per name in the results.
@@ -302,6 +304,7 @@ disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
     GlobalNotifier, "global-notifier" => GlobalNotifier,
+    Index, "index" => IndexQueue,
 }
 
 impl QueueDisc for AnyQueue {

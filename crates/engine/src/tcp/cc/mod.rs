@@ -12,9 +12,11 @@
 
 pub mod aimd;
 pub mod newreno;
+pub mod whittle;
 
 pub use aimd::Aimd;
 pub use newreno::NewReno;
+pub use whittle::Whittle;
 
 use super::rtt::RttEstimator;
 use crate::rng::Rng;
@@ -169,6 +171,7 @@ pub trait Controller: CongestionControl + Sized {
 controllers! {
     Newreno, "newreno" => NewReno,
     Aimd, "aimd" => Aimd,
+    Whittle, "whittle" => Whittle,
 }
 
 impl CongestionControl for AnyCc {
