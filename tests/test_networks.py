@@ -66,7 +66,7 @@ def test_resolve_is_the_scenario_as_run() -> None:
         "weight": 0.002, "gentle": True, "wait": True, "ecn": True, "mean_pktsize": None}
     gentle = spec["groups"][1]
     assert gentle["congestion_control"] == {"kind": "aimd", "increase": 0.9, "decrease": 0.675,
-                                            "reduce_from": "cwnd"}
+                                            "reduce_from": "cwnd", "ns2_halving": False}
     assert gentle["tcp"]["ecn"] is True and gentle["tcp"]["payload"] == 960
     rtts = [f["rtt"] for f in gentle["flows"]]
     assert len(rtts) == 20 and all(0.08 <= x <= 0.16 for x in rtts)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from bufferlab.errors import BufferLabError
+from bufferlab.index_tables import fill_index_tables
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -194,11 +195,12 @@ def _progress_bar(total: float, enabled: Optional[bool]) -> Any:
 
 def resolve(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Dict[str, Any]:
     """The scenario as the engine will run it: every default filled in, every per-flow value drawn from the
-    seeded streams, SI units (seconds, bits/s, bytes). The engine's own resolver, so nothing here can drift
-    from what runs. Raises :class:`~bufferlab.errors.BufferLabError` naming a bad field."""
+    seeded streams, SI units (seconds, bits/s, bytes), Whittle index tables computed (``index = "whittle"``,
+    :mod:`bufferlab.index_tables`). The engine's own resolver, so nothing here can drift from what runs.
+    Raises :class:`~bufferlab.errors.BufferLabError` naming a bad field."""
     from bufferlab import _engine
 
-    spec = apply_overrides(load_scenario(scenario), overrides)
+    spec = fill_index_tables(apply_overrides(load_scenario(scenario), overrides))
     try:
         return json.loads(_engine.resolve(_to_json(spec)))
     except _engine.ScenarioError as exc:
@@ -216,7 +218,7 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
 
     spec = apply_overrides(load_scenario(scenario), overrides)
     try:
-        sim = _engine.Simulation(_to_json(spec))
+        sim = _engine.Simulation(_to_json(fill_index_tables(spec)))
     except _engine.ScenarioError as exc:
         raise BufferLabError(str(exc)) from None
     started = time.perf_counter()

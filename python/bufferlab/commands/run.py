@@ -30,7 +30,8 @@ def format_summary(results: Results) -> str:
     """A readable table of the main metrics."""
     s: Dict[str, Any] = results.summary
     cells = {
-        "drops": f"{s['drops']:,} ({s['drops_overflow']:,}/{s['drops_early']:,}/{s['drops_forced']:,})",
+        "drops": f"{s['drops']:,} ({s['drops_overflow']:,}/{s['drops_early']:,}/{s['drops_forced']:,}"
+                 f"{_other_drop_reasons(results)})",
         "queue_mean_pkts": f"{s['queue_mean_pkts']:.2f} / {s['queue_p99_pkts']:.0f} / "
                            f"{s['queue_max_pkts']:.0f}",
         "delay_mean_s": f"{s['delay_mean_s'] * 1e3:.3f} ± {s['delay_std_s'] * 1e3:.3f} ms",
@@ -48,6 +49,15 @@ def format_summary(results: Results) -> str:
     lines.append(f"  {'engine':<{width}}  {s['events']:,} events in {results.wall_s:.3f} s wall")
     lines.extend(_tables(results))
     return "\n".join(lines)
+
+
+def _other_drop_reasons(results: Results) -> str:
+    """The first port's drops under reasons other than overflow, early and forced (``"; index 763"``)."""
+    if not len(results.ports) or "drop_reasons" not in results.ports:
+        return ""
+    reasons = results.ports.iloc[0]["drop_reasons"] or {}
+    other = [f"{k} {v:,}" for k, v in sorted(reasons.items()) if k not in ("overflow", "early", "forced")]
+    return "; " + ", ".join(other) if other else ""
 
 
 def _maybe(value: Any, fmt: str, missing: str = "-") -> str:
