@@ -112,3 +112,12 @@ def test_global_notifier_example_runs_and_notifies() -> None:
     assert resolved["groups"][1]["congestion_control"]["ns2_halving"] is True
     assert resolved["groups"][0]["tcp"]["ecn_response"] == "once-per-rtt"
     assert resolved["links"][0]["queue"]["not_ect"] == "pass"
+
+
+def test_ns3_comparison_refuses_per_signal_ecn() -> None:
+    from bufferlab.validation import ns3sim
+
+    scenario = bufferlab.load_scenario("red-ecn")
+    scenario["tcp"]["ecn_response"] = "per-signal"
+    with pytest.raises(BufferLabError, match="tcp.ecn_response"):
+        ns3sim.translate(scenario)

@@ -149,6 +149,9 @@ def translate(
             "tcp.sack: ns-3 3.44's non-SACK NewReno path retransmits segments that were not lost; "
             "the comparison needs sack = true"
         )
+    if tcp.get("ecn_response", "once-per-rtt") != "once-per-rtt":
+        raise BufferLabError("tcp.ecn_response: ns-3 reduces for ECN once per window; the comparison needs "
+                             "\"once-per-rtt\"")
     packet = parse_size(tcp["packet_size"], "tcp.packet_size")
     header = parse_size(tcp["header_size"], "tcp.header_size", allow_zero=True)
     ack = parse_size(tcp["ack_size"], "tcp.ack_size")
