@@ -110,6 +110,11 @@ def _check_gamma(gamma: Any) -> float:
                       note="(0 = reset to window 1)")
 
 
+def _check_flow(n_max: Any, alpha: Any, beta: Any, gamma: Any) -> tuple[int, float, float, float]:
+    """The four parameters of the AIMD flow, checked: ``(n_max, alpha, beta, gamma)``."""
+    return _check_n_max(n_max), _check_alpha(alpha), _check_beta(beta), _check_gamma(gamma)
+
+
 def _check_reward(reward: Any) -> RewardSpec:
     if callable(reward):
         return reward
@@ -238,10 +243,7 @@ def aimd_flow(
     ``(0, 1)`` or ``gamma`` outside ``[0, 1)`` (``gamma = 0`` is the paper's reset-to-1 variant, Sec. 3 and
     Scenario 2, so it is allowed).
     """
-    n_max = _check_n_max(n_max)
-    alpha = _check_alpha(alpha)
-    beta = _check_beta(beta)
-    gamma = _check_gamma(gamma)
+    n_max, alpha, beta, gamma = _check_flow(n_max, alpha, beta, gamma)
     return AIMDFlow.from_rewards(reward_values(n_max, alpha, reward), beta, gamma)
 
 
@@ -665,10 +667,7 @@ def index_table(
     or an explicit ``cache_dir`` they are also saved to / loaded from ``.npz`` files in ``cache_dir``
     (default :func:`default_cache_dir`).  Callable rewards are memoised in-process only.
     """
-    n_max = _check_n_max(n_max)
-    alpha = _check_alpha(alpha)
-    beta = _check_beta(beta)
-    gamma = _check_gamma(gamma)
+    n_max, alpha, beta, gamma = _check_flow(n_max, alpha, beta, gamma)
     reward = _check_reward(reward)
     directory: str | None = None
     if persist or cache_dir is not None:
@@ -725,8 +724,7 @@ def plot_figure3(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    n_max = _check_n_max(n_max)
-    alpha, beta, gamma = _check_alpha(alpha), _check_beta(beta), _check_gamma(gamma)
+    n_max, alpha, beta, gamma = _check_flow(n_max, alpha, beta, gamma)
     gamma_beta = _check_beta(gamma_beta)
     reward = _check_reward(reward)
     alphas = [_check_alpha(a) for a in alphas]
