@@ -451,7 +451,7 @@ def test_validate_bad_file():
 
 def test_matrix_scenarios_translate():
     files = sorted((ROOT / "validation/scenarios").glob("*.toml"))
-    assert len(files) >= 13
+    assert len(files) >= 16
     counts, discs, forms = set(), set(), set()
     for f in files:
         sc = cli._load_toml(f)
@@ -464,8 +464,10 @@ def test_matrix_scenarios_translate():
         forms.add((len(cfg["links"]), len(cfg["groups"]), any(g["ack_route"] for g in cfg["groups"])))
     assert {1, 10, 100, 1000} <= counts
     assert {("droptail", False), ("red", False), ("red", True)} <= discs
+    # A parking lot (2 links, 3 groups), two-way traffic with queued ACKs, two groups on one link.
+    assert {(1, 1, False), (2, 3, False), (2, 2, True), (1, 2, False)} <= forms
     quick = [ln for ln in (ROOT / "validation/quick.txt").read_text().splitlines() if ln.endswith(".toml")]
-    assert 2 <= len(quick) <= 3 and all((ROOT / "validation/scenarios" / q).exists() for q in quick)
+    assert 2 <= len(quick) <= 4 and all((ROOT / "validation/scenarios" / q).exists() for q in quick)
 
 
 def test_replications_by_flow_count():
