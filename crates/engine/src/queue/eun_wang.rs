@@ -44,7 +44,8 @@
 //!     `max_th = 10·N^α`, and the same forced-drop and gentle rules with `p_max = 0.2`. `gentle` and `wait`
 //!     (both true, ns-2's defaults) apply to this reading only.
 //! - **Not-ECT packets** (`ecn`): with `ecn = true` (default; needs ECN senders) a marking decision sets
-//!   CE on ECT packets and drops Not-ECT ones (queued ACKs, datagrams), as RED does; `ecn = false` drops
+//!   CE on ECT packets and drops Not-ECT ones (the senders' retransmissions, RFC 3168 §6.1.5; queued ACKs;
+//!   datagrams), as RED does, so a few `early` drops remain in the marking reading; `ecn = false` drops
 //!   instead of marking (a loss-based variant, not the paper's).
 //!
 //! Reasons: probabilistic decisions (marks, and drops of Not-ECT packets) are `early`, ns-2's forced drops
