@@ -12,6 +12,7 @@
 //! and one line in the `disciplines!` list below.
 
 pub mod droptail;
+pub mod eun_wang;
 pub mod red;
 
 use crate::packet::{Ecn, Packet};
@@ -23,6 +24,7 @@ use serde::de::DeserializeOwned;
 use std::collections::VecDeque;
 
 pub use droptail::DropTail;
+pub use eun_wang::EunWang;
 pub use red::Red;
 
 /// Why a packet was dropped or marked: an open set of names, counted per name in the results.
@@ -299,6 +301,7 @@ macro_rules! disciplines {
 disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
+    EunWang, "eun-wang" => EunWang,
 }
 
 impl QueueDisc for AnyQueue {
