@@ -6,8 +6,9 @@
 //! `tcp.pacing`: `"rtt"`, the usable window spread evenly over the smoothed RTT, `gap = srtt / min(cwnd,
 //! W_max)`, Enachescu et al. §2.6; or `"linux"`, Linux's `sk_pacing_rate`, see [`Pacing`]), every
 //! transmission, new or retransmitted (after a timeout too), waits for the previous one plus the gap in
-//! force when that one left; before the first RTT sample nothing is paced. Each packet carries the
-//! controller's `tag`.
+//! force when that one left; before the first RTT sample nothing is paced. A controller whose
+//! `window_limited` is false (Poisson injection, §2.3) sends one packet at every pacing epoch whatever the
+//! window: `cwnd` and W_max then set its rate only. Each packet carries the controller's `tag`.
 //!
 //! Loss detection and recovery:
 //! - **Fast retransmit** on `dupack_threshold` duplicate ACKs, or (with SACK) when the first unacknowledged
@@ -113,7 +114,7 @@ fn context<'a>(
         InFlight::FlightSize => flight,
         InFlight::Pipe => pipe,
     };
-    CcContext { now, rtt, flight, pipe, in_flight }
+    CcContext { now, rtt, flight, pipe, in_flight, max_window: cfg.max_window }
 }
 
 impl<C: CongestionControl> Sender<C> {
@@ -391,7 +392,13 @@ impl<C: CongestionControl> Sender<C> {
         }
         let before = out.len();
         let quota = if gap.is_some() { before + 1 } else { usize::MAX };
-        let (cwnd, cap) = (self.win.cwnd.max(1.0) as u32, cfg.max_window); // truncation = floor
+        // A controller that injects at its pacing epochs whatever is in flight (§2.3's Poisson model).
+        let unlimited = gap.is_some() && C::PACES && !self.cc.window_limited();
+        let (cwnd, cap) = if unlimited {
+            (u32::MAX, u32::MAX)
+        } else {
+            (self.win.cwnd.max(1.0) as u32, cfg.max_window) // truncation = floor for positive values
+        };
         let pipe_mode =
             self.phase == Phase::TimeoutRecovery || (cfg.sack && self.phase == Phase::FastRecovery);
         if pipe_mode {
@@ -805,6 +812,43 @@ mod tests {
         s.on_timer(s.next_deadline(), &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(0, true)]);
         assert_eq!(s.pace.deadline(), from_secs(4.0));
+    }
+
+    #[test]
+    fn poisson_injection_ignores_the_window_unless_told_not_to() {
+        use crate::rng::Rng;
+        use crate::tcp::cc::{poisson, Controller, Poisson};
+        for limited in [false, true] {
+            let spec = poisson::Spec { window_limited: limited, ..Default::default() };
+            let cc = Poisson::from_spec(&spec, "c", Rng::new(9, 9)).unwrap();
+            let mut c = cfg(true, false);
+            c.rto.min = from_secs(50.0); // no timeout while no ACK comes back
+            let mut s = Sender::new(0, cc, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            assert_eq!(out.len(), 10, "no RTT sample yet: the initial window at once");
+            out.clear();
+            s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+            assert_eq!((out.len(), s.cwnd()), (1, 11.0));
+            // No more ACKs: each epoch sends one packet past the window, or nothing once it is full.
+            let mut times = vec![from_secs(0.1)];
+            while s.pace.is_armed() && times.len() < 2001 {
+                let t = s.next_deadline();
+                s.on_timer(t, &c, &mut out);
+                if out.len() == times.len() + 1 {
+                    times.push(t);
+                }
+            }
+            if limited {
+                assert_eq!(s.flight(), 11, "window-limited: stops at cwnd");
+                continue;
+            }
+            assert_eq!(s.flight(), 2010, "every epoch sends, whatever is in flight");
+            let gaps: Vec<f64> = times.windows(2).map(|p| crate::time::to_secs(p[1] - p[0])).collect();
+            let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+            // 2,000 exponential gaps of mean 0.1/11 s: the sample mean is within 3 standard errors (6.7 %).
+            assert!((mean / (0.1 / 11.0) - 1.0).abs() < 0.067, "{mean}");
+        }
     }
 
     #[test]
