@@ -442,7 +442,7 @@ def test_lookup_index():
         (dict(n_max=0), r"n_max .* >= 1"),
         (dict(n_max=2.5), r"n_max .* integer"),
         (dict(alpha=-0.1), r"alpha .* \[0, inf\)"),
-        (dict(alpha=float("nan")), r"alpha must be finite"),
+        (dict(alpha=float("nan")), r"alpha \(fairness parameter\) must be finite"),
         (dict(beta=1.0), r"beta .* \(0, 1\)"),
         (dict(beta=0.0), r"beta .* \(0, 1\)"),
         (dict(gamma=1.0), r"gamma .* \[0, 1\)"),

@@ -1,4 +1,4 @@
-"""The ns-3 translator, the comparison's tolerances, the validate command, and a tiny real ns-3 run."""
+"""The ns-3 translator, the comparison's tolerances, the validate command, and tiny real ns-3 runs."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+import bufferlab
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import cli, compare, ns3sim
 
 ROOT = Path(__file__).resolve().parents[1]
+LIKE_NS3 = {"ssthresh_from": "pipe", "rto_backoff": "new-ack"}
 
 
 def scenario(**over):
@@ -29,20 +31,32 @@ def scenario(**over):
     return sc
 
 
-# ---------------------------------------------------------------------------------------------- units
+def parking_lot(**over):
+    sc = {
+        "name": "pl", "seed": 2, "duration": "10s", "warmup": "2s",
+        "parking_lot": {"hops": 2, "rate": "20Mbps", "delay": "5ms",
+                        "queue": {"discipline": "droptail", "limit": 125},
+                        "cross": {"count": 3, "rtt": "60ms", "start": {"uniform": ["0s", "1s"]}}},
+        "flows": {"name": "long", "count": 4, "rtt": {"uniform": ["90ms", "110ms"]}},
+        "tcp": dict(LIKE_NS3),
+    }
+    sc.update(over)
+    return sc
 
 
-def test_units():
-    # The translator reads units with bufferlab.units, i.e. the engine's grammar (tests/test_units.py).
-    cfg = ns3sim.translate(scenario(bottleneck={"rate": "1.5Gbps", "delay": "0s"}, warmup=0,
-                                    tcp={"packet_size": "1.5KB", "header_size": "40B", "min_rto": "250us"}))
-    assert cfg["bottleneck"]["rate_bps"] == 1.5e9 and cfg["bottleneck"]["delay_s"] == 0.0
-    assert cfg["warmup_s"] == 0.0 and cfg["tcp"]["packet_size"] == 1500
-    assert cfg["tcp"]["min_rto_s"] == pytest.approx(250e-6)
-    with pytest.raises(BufferLabError, match="bottleneck.rate: .* case-sensitive SI: '100Mbps'"):
-        ns3sim.translate(scenario(bottleneck={"rate": "100mbps"}))
-    with pytest.raises(BufferLabError, match="tcp.min_rto"):
-        ns3sim.translate(scenario(tcp={"min_rto": "fast"}))
+def two_way(**over):
+    q = {"discipline": "droptail", "limit": 50}
+    sc = {
+        "name": "tw", "seed": 1, "duration": "4s", "warmup": "1s",
+        "links": [{"name": "east", "rate": "10Mbps", "delay": "5ms", "queue": q},
+                  {"name": "west", "rate": "10Mbps", "delay": "5ms", "queue": q}],
+        "flows": [{"name": "eastbound", "count": 2, "rtt": "60ms", "route": ["east"], "ack_route": ["west"]},
+                  {"name": "westbound", "count": 2, "rtt": "60ms", "route": ["west"], "ack_route": ["east"],
+                   "tcp": {"delayed_ack": True, "delayed_ack_timeout": "40ms"}}],
+        "tcp": dict(LIKE_NS3),
+    }
+    sc.update(over)
+    return sc
 
 
 # ---------------------------------------------------------------------------------------- translator
@@ -50,27 +64,58 @@ def test_units():
 
 def test_droptail_limit_and_sizes():
     cfg = ns3sim.translate(scenario())
-    q = cfg["bottleneck"]["queue"]
+    link = cfg["links"][0]
+    q = link["queue"]
     # The device queue holds the next packet to serialize: the queue disc keeps limit - 1 of them.
     assert q["device_queue_pkts"] == 1 and q["ns3_max_size"] == "99p"
+    assert cfg["routers"] == 2 and (link["from_router"], link["to_router"]) == (0, 1)
     tcp = cfg["tcp"]
+    assert tcp is cfg["groups"][0]["tcp"]
     assert tcp["segment_size"] == 960 and tcp["wire_size"] == 1000 and tcp["timestamps"] is False
     assert tcp["socket_type"] == "ns3::TcpNewReno" and tcp["recovery_type"] == "ns3::TcpClassicRecovery"
     assert tcp["del_ack_count"] == 1 and tcp["sack"] is True
     assert tcp["min_rto_s"] == pytest.approx(0.2)
     # PPP's 2-byte header is compensated so a data packet serializes in packet_size * 8 / rate.
-    assert cfg["bottleneck"]["ns3_rate_bps"] == pytest.approx(100e6 * 1002 / 1000)
+    assert link["ns3_rate_bps"] == pytest.approx(100e6 * 1002 / 1000)
     # The semantic differences left by default: ns-3 halves pipe and ends the backoff at any new ACK.
     assert [n.split(":")[0] for n in cfg["notes"]] == ["tcp.ssthresh_from", "tcp.rto_backoff"]
     sc = scenario()
-    sc["tcp"] = {**sc.get("tcp", {}), "ssthresh_from": "pipe", "rto_backoff": "new-ack"}
+    sc["tcp"] = {**sc.get("tcp", {}), **LIKE_NS3}
     assert ns3sim.translate(sc)["notes"] == []
     assert tcp["limited_transmit"] is True
+    # The dumbbell: ACKs return to the senders' block over the bottleneck's reverse direction; the
+    # receiver is the router at the far end, reached without a route of its own.
+    assert cfg["routes"] == [{"router": 1, "to": "senders", "group": 0, "link": 0, "direction": "reverse"}]
+    assert cfg["groups"][0]["socket_attributes"] == {"sender": {}, "receiver": {}}
+
+
+def test_values_come_from_the_engine_resolver():
+    # Units, defaults and per-flow draws are the engine's: a { uniform = ... } is the engine's draw.
+    sc = scenario(flows={"count": 5, "rtt": {"uniform": ["50ms", "150ms"]},
+                         "start": {"uniform": ["0s", "1s"]},
+                         "access_rate": ["1Gbps", "2Gbps", "1Gbps", "500Mbps", "1Gbps"]},
+                  tcp={"packet_size": "1.5KB", "min_rto": "250us", "initial_rto": "1s"}, warmup=0)
+    cfg = ns3sim.translate(sc)
+    res = bufferlab.resolve(sc)
+    fl = cfg["groups"][0]["flows"]
+    assert fl["rtt_s"] == [f["rtt"] for f in res["groups"][0]["flows"]]
+    assert fl["start_s"] == [f["start"] for f in res["groups"][0]["flows"]]
+    assert fl["access_delay_s"] == [f["access_delay"] for f in res["groups"][0]["flows"]]
+    assert fl["access_rate_bps"] == [1e9, 2e9, 1e9, 5e8, 1e9]
+    assert cfg["tcp"]["packet_size"] == 1500 and cfg["tcp"]["min_rto_s"] == pytest.approx(250e-6)
+    assert cfg["warmup_s"] == 0.0
+    run = bufferlab.run({**sc, "duration": "1.5s"}, progress=False)
+    assert fl["rtt_s"] == pytest.approx(list(run.flows["rtt_s"]), abs=1e-12)
+    assert fl["start_s"] == pytest.approx(list(run.flows["start_s"]), abs=1e-12)
+    # A TOML path works as well as a dict.
+    path = ROOT / "validation/scenarios/v06-10flows-red-ecn.toml"
+    assert ns3sim.translate(path) == ns3sim.translate(cli._load_toml(path))
 
 
 def test_access_delay_and_handshake_offset():
-    cfg = ns3sim.translate(scenario(), rtts=[0.05, 0.1, 0.2, 0.3], starts=[0.0, 0.1, 0.2, 0.3])
-    fl = cfg["flows"]
+    cfg = ns3sim.translate(scenario(flows={"count": 4, "rtt": ["50ms", "100ms", "200ms", "300ms"],
+                                           "start": ["0s", "0.1s", "0.2s", "0.3s"]}))
+    fl = cfg["groups"][0]["flows"]
     assert fl["access_delay_s"] == pytest.approx([0.02, 0.045, 0.095, 0.145])
     t0 = cfg["t0_s"]
     assert t0 >= 0.3
@@ -78,16 +123,6 @@ def test_access_delay_and_handshake_offset():
     assert fl["ns3_app_start_s"] == pytest.approx([t0 + s - r for s, r in zip(fl["start_s"], fl["rtt_s"])])
     assert min(fl["ns3_app_start_s"]) >= 0
     assert cfg["stop_s"] == pytest.approx(t0 + 10.0)
-    assert fl["locally_drawn"] == []
-
-
-def test_uniform_is_drawn_locally_and_flagged():
-    flows = {"count": 5, "rtt": {"uniform": ["50ms", "150ms"]}, "start": {"uniform": ["0s", "1s"]}}
-    sc = scenario(flows=flows)
-    cfg = ns3sim.translate(sc)
-    assert set(cfg["flows"]["locally_drawn"]) == {"rtt", "start"}
-    assert all(0.05 <= r <= 0.15 for r in cfg["flows"]["rtt_s"])
-    assert ns3sim.translate(sc) == cfg  # seeded
 
 
 def test_red_mapping():
@@ -95,12 +130,12 @@ def test_red_mapping():
                               "queue": {"discipline": "red", "limit": 200, "ecn": True}},
                   tcp={"ecn": True, "delayed_ack": True})
     cfg = ns3sim.translate(sc)
-    q = cfg["bottleneck"]["queue"]
+    q = cfg["links"][0]["queue"]
     assert q["ns3_max_size"] == "199p"
     assert (q["ns3_min_th"], q["ns3_max_th"]) == (4.0, 14.0)  # RED sees the queue disc: one packet less
     assert q["ns3_linterm"] == pytest.approx(10.0)
     assert q["weight"] == 0.002 and q["gentle"] and q["wait"] and q["ecn"] and q["ns3_use_hard_drop"]
-    assert q["mean_pktsize"] == 1000
+    assert q["mean_pktsize"] == 1000  # the engine's default: the packet size of the groups crossing it
     assert cfg["tcp"]["del_ack_count"] == 2 and cfg["tcp"]["ecn"] is True
 
 
@@ -113,20 +148,36 @@ def test_read_back_must_match_what_was_asked():
     installed = {
         "MaxSize": "199p", "MinTh": "4", "MaxTh": "14", "LInterm": "10", "QW": "0.002", "Gentle": "true",
         "Wait": "true", "MeanPktSize": "1000", "UseEcn": "true", "UseHardDrop": "true", "ARED": "false",
-        "LinkBandwidth": "10000000bps", "LinkDelay": "+5e+06ns", "Ns1Compat": "false",
-        "device_queue": "1p", "root_queue_discs_elsewhere": 0,
+        "LinkBandwidth": "10000000bps", "LinkDelay": "+5e+06ns", "Ns1Compat": "false", "device_queue": "1p",
     }
-    ns3sim.check_read_back(cfg, installed)
+
+    def rb(link=None, elsewhere=0):
+        return {"links": {"bottleneck": installed if link is None else link},
+                "root_queue_discs_elsewhere": elsewhere}
+
+    ns3sim.check_read_back(cfg, rb())
     for name, wrong in (("MinTh", "5"), ("UseEcn", "false"), ("MaxSize", "200p"), ("ARED", "true"),
-                        ("root_queue_discs_elsewhere", 3), ("device_queue", "100p")):
+                        ("device_queue", "100p")):
         with pytest.raises(BufferLabError, match=f"installed {name} = "):
-            ns3sim.check_read_back(cfg, {**installed, name: wrong})
+            ns3sim.check_read_back(cfg, rb({**installed, name: wrong}))
+    with pytest.raises(BufferLabError, match="installed root_queue_discs_elsewhere = 3"):
+        ns3sim.check_read_back(cfg, rb(elsewhere=3))
     with pytest.raises(BufferLabError, match="installed QW = None"):
-        ns3sim.check_read_back(cfg, {k: v for k, v in installed.items() if k != "QW"})
+        ns3sim.check_read_back(cfg, rb({k: v for k, v in installed.items() if k != "QW"}))
     droptail = ns3sim.translate(scenario())
-    ns3sim.check_read_back(
-        droptail, {"MaxSize": "99p", "device_queue": "1p", "root_queue_discs_elsewhere": 0}
-    )
+    ns3sim.check_read_back(droptail, {"links": {"bottleneck": {"MaxSize": "99p", "device_queue": "1p"}},
+                                      "root_queue_discs_elsewhere": 0})
+
+
+def test_socket_read_back():
+    cfg = ns3sim.translate(two_way())
+    # As ns-3 serializes them: times as "+4e+07ns".
+    got = {g["name"]: ns3sim.socket_attributes(g["tcp"]) for g in cfg["groups"]}
+    got["westbound"]["receiver"]["DelAckTimeout"] = "+4e+07ns"
+    ns3sim.check_socket_read_back(cfg, got)
+    got["westbound"]["receiver"]["DelAckCount"] = "1"
+    with pytest.raises(BufferLabError, match="receiver sockets of group 'westbound' ran with DelAckCount"):
+        ns3sim.check_socket_read_back(cfg, got)
 
 
 @pytest.mark.parametrize(
@@ -134,9 +185,18 @@ def test_read_back_must_match_what_was_asked():
     [
         ({"tcp": {"sack": False}}, "tcp.sack"),
         ({"bottleneck": {"rate": "10Mbps", "queue": {"discipline": "pie"}}}, "discipline"),
-        ({"bottleneck": {"rate": "10Mbps", "delay": "80ms"}}, "flows.rtt"),
-        ({"bottleneck": {"rate": "10Mbps", "queue": {"limit": 1}}}, "limit"),
-        ({"tcp": {"congestion_control": "cubic"}}, "congestion_control"),
+        ({"bottleneck": {"rate": "10Mbps", "delay": "80ms", "queue": {"discipline": "droptail"}}},
+         "flows.rtt"),
+        ({"bottleneck": {"rate": "10Mbps", "queue": {"discipline": "droptail", "limit": 1}}},
+         "bottleneck.queue.limit"),
+        ({"tcp": {"congestion_control": {"kind": "aimd", "increase": 1, "decrease": 0.5}}},
+         "tcp.congestion_control"),
+        ({"tcp": {"pacing": True}}, "tcp.pacing"),
+        ({"flows": {"count": 2, "rtt": "100ms", "stop": "5s"}}, "flows.stop"),
+        ({"flows": {"count": 2, "rtt": "100ms", "size": "100KB"}}, "flows.size"),
+        ({"flows": [{"rtt": "100ms", "size": "100KB", "arrival": {"rate": 5}}]},
+         "flows\\[0\\].arrival"),
+        ({"udp": [{"pattern": "cbr", "rate": "1Mbps"}]}, "udp"),
     ],
 )
 def test_translator_rejects(over, match):
@@ -144,10 +204,115 @@ def test_translator_rejects(over, match):
         ns3sim.translate(scenario(**over))
 
 
+def test_group_settings_are_named_in_errors():
+    sc = two_way()
+    sc["flows"][1]["tcp"] = {"sack": False}
+    with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.sack"):
+        ns3sim.translate(sc)
+    sc["flows"][1]["tcp"] = {"initial_rto": "2s"}
+    with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.initial_rto"):
+        ns3sim.translate(sc)
+    sc = parking_lot()
+    aimd = {"kind": "aimd", "increase": 1, "decrease": 0.5}
+    sc["parking_lot"]["cross"]["tcp"] = {"congestion_control": aimd}
+    with pytest.raises(BufferLabError, match=r"parking_lot\.cross\.tcp\.congestion_control"):
+        ns3sim.translate(sc)
+    sc = two_way()
+    sc["links"][1]["queue"] = {"discipline": "red", "limit": 50, "min_th": 5, "max_th": 15}
+    ns3sim.translate(sc)
+    sc["links"][1]["queue"]["limit"] = 1
+    with pytest.raises(BufferLabError, match=r"links\[1\]\.queue\.limit"):
+        ns3sim.translate(sc)
+
+
 def test_header_mismatch_is_noted():
     cfg = ns3sim.translate(scenario(tcp={"packet_size": "1500B", "header_size": "52B"}))
     assert cfg["tcp"]["segment_size"] == 1448
     assert any("header_size" in n for n in cfg["notes"])
+
+
+# ---------------------------------------------------------------------------------------- networks
+
+
+def test_parking_lot_translation():
+    cfg = ns3sim.translate(parking_lot())
+    assert cfg["routers"] == 3 and cfg["notes"] == []
+    assert [(lk["name"], lk["from_router"], lk["to_router"]) for lk in cfg["links"]] == [
+        ("hop1", 0, 1), ("hop2", 1, 2)]
+    assert [lk["groups"] for lk in cfg["links"]] == [["long", "cross1"], ["long", "cross2"]]
+    groups = {g["name"]: g for g in cfg["groups"]}
+    assert [(n, g["start_router"], g["end_router"], g["flows"]["count"], g["flows"]["first"])
+            for n, g in groups.items()] == [("long", 0, 2, 4, 0), ("cross1", 0, 1, 3, 4),
+                                            ("cross2", 1, 2, 3, 7)]
+    assert cfg["flows_total"] == 10
+    # Each group's access delays are the engine's: RTT/2 minus the delays of its route.
+    res = bufferlab.resolve(parking_lot())
+    for g, r in zip(cfg["groups"], res["groups"]):
+        assert g["flows"]["access_delay_s"] == [f["access_delay"] for f in r["flows"]]
+        assert g["flows"]["access_delay_s"] == pytest.approx(
+            [rtt / 2 - 0.005 * len(g["route"]) for rtt in g["flows"]["rtt_s"]])
+    assert cfg["t0_s"] == pytest.approx(max(max(g["flows"]["rtt_s"]) for g in cfg["groups"]), abs=0.0021)
+    # Static routes: long data R0 -> hop1 (then R1 -> hop2, the receiver being hop2's far end); ACKs back
+    # over the reverse directions; cross groups' ACKs over their own hop's reverse direction.
+    assert sorted((r["router"], r["to"], r["group"], r["link"], r["direction"]) for r in cfg["routes"]) == [
+        (0, "receiver", 0, 0, "forward"),
+        (1, "senders", 0, 0, "reverse"), (1, "senders", 1, 0, "reverse"),
+        (2, "senders", 0, 1, "reverse"), (2, "senders", 2, 1, "reverse"),
+    ]
+    # The cross groups' send buffers are sized for their own (shorter) path: set on their own sockets.
+    assert groups["cross1"]["socket_attributes"]["sender"] == {
+        "SndBufSize": str(groups["cross1"]["tcp"]["snd_buf_bytes"])}
+    assert groups["long"]["socket_attributes"] == {"sender": {}, "receiver": {}}
+
+
+def test_two_way_translation():
+    cfg = ns3sim.translate(two_way())
+    assert cfg["routers"] == 2
+    assert [(lk["name"], lk["from_router"], lk["to_router"], lk["groups"], lk["ack_groups"])
+            for lk in cfg["links"]] == [("east", 0, 1, ["eastbound"], ["westbound"]),
+                                         ("west", 1, 0, ["westbound"], ["eastbound"])]
+    # Each group's ACKs leave its receiver's router over the other direction's link, queued.
+    assert cfg["routes"] == [
+        {"router": 1, "to": "senders", "group": 0, "link": 1, "direction": "forward"},
+        {"router": 0, "to": "senders", "group": 1, "link": 0, "direction": "forward"},
+    ]
+    east, west = cfg["groups"]
+    assert (east["start_router"], east["end_router"]) == (0, 1)
+    assert (west["start_router"], west["end_router"]) == (1, 0)
+    # With a queued ACK route the access delay is (RTT - data delays - ACK delays) / 2.
+    assert east["flows"]["access_delay_s"] == pytest.approx([0.025, 0.025])
+    # The westbound receivers acknowledge every second segment: set on their listening sockets.
+    assert west["socket_attributes"] == {"sender": {}, "receiver": {"DelAckCount": "2",
+                                                                      "DelAckTimeout": "40000000ns"}}
+
+
+def test_two_groups_one_bottleneck():
+    sc = scenario(flows=[{"name": "short", "count": 2, "rtt": "50ms"},
+                         {"name": "long", "count": 2, "rtt": "150ms",
+                          "tcp": {"delayed_ack": True, "delayed_ack_timeout": "40ms"}}])
+    cfg = ns3sim.translate(sc)
+    a, b = cfg["groups"]
+    assert a["route"] == b["route"] == ["bottleneck"] and cfg["routers"] == 2
+    assert (a["tcp"]["del_ack_count"], b["tcp"]["del_ack_count"]) == (1, 2)
+    assert b["tcp"]["del_ack_timeout_s"] == pytest.approx(0.04)
+    assert set(a["flows"]["rtt_s"]) == {0.05} and set(b["flows"]["rtt_s"]) == {0.15}
+    assert b["socket_attributes"]["receiver"] == {"DelAckCount": "2", "DelAckTimeout": "40000000ns"}
+    # The long-RTT group's send buffer covers its larger BDP.
+    assert b["tcp"]["snd_buf_bytes"] > a["tcp"]["snd_buf_bytes"]
+    assert b["socket_attributes"]["sender"] == {"SndBufSize": str(b["tcp"]["snd_buf_bytes"])}
+    # One route entry per group: ACKs back to each group's own address block.
+    assert [(r["group"], r["direction"]) for r in cfg["routes"]] == [(0, "reverse"), (1, "reverse")]
+
+
+def test_routes_ns3_cannot_follow():
+    sc = two_way()
+    sc["flows"].append({"name": "there-and-back", "count": 1, "rtt": "100ms", "route": ["east", "west"]})
+    with pytest.raises(BufferLabError, match=r"flows\[2\]\.route: it passes a router twice"):
+        ns3sim.translate(sc)
+    sc = two_way()
+    sc["flows"] = [{"name": "loop", "count": 1, "rtt": "100ms", "route": ["east"], "ack_route": ["east"]}]
+    with pytest.raises(BufferLabError, match="back to itself"):
+        ns3sim.translate(sc)
 
 
 # ---------------------------------------------------------------------------------------- tolerances
@@ -165,7 +330,11 @@ def test_tolerance_rules():
     assert compare.check("queue_mean_pkts", 0.0, 0.0).verdict == "pass"
     assert compare.check("jain_index", 0.95, 0.979).verdict == "pass"
     assert compare.check("jain_index", 0.95, 0.99).verdict == "fail"
+    assert compare.check("goodput_share", 0.33, 0.30).verdict == "pass"
+    assert compare.check("goodput_share", 0.34, 0.30).verdict == "fail"
     assert compare.check("delay_mean_s", 1.0, 2.0).verdict == "-"
+    assert compare.check("jain_index", None, 0.9).verdict == "fail"
+    assert compare.check("utilization", 0.9, 0.9, "hop2: utilization").metric == "hop2: utilization"
     with pytest.raises(BufferLabError):
         compare.check("nonsense", 1, 1)
 
@@ -182,35 +351,83 @@ def test_compare_summaries_marks_only_with_ecn_and_missing_metric_fails():
     assert [r.verdict for r in rows if r.metric == "jain_index"] == ["fail"]
 
 
-def test_compare_scenario_passes_engine_flows_to_ns3():
+def _port(name, **kw):
+    row = {"name": name, "utilization": 0.98, "loss_rate": 0.004, "mark_rate": 0.0, "queue_mean_pkts": 90.0,
+           "queue_p99_pkts": 125.0, "delay_mean_s": 0.03}
+    row.update(kw)
+    return row
+
+
+def test_compare_network_rows():
+    ref = {"jain_index": 0.6, "goodput_bps": 3.4e7, "ports": [_port("hop1"), _port("hop2", mark_rate=0.01)],
+           "groups": [{"name": "long", "goodput_bps": 4e6, "jain_index": 0.97},
+                      {"name": "cross1", "goodput_bps": 1.5e7, "jain_index": 0.95},
+                      {"name": "cross2", "goodput_bps": 1.5e7, "jain_index": 0.95}]}
+    ours = {"jain_index": 0.61, "goodput_bps": 3.4e7,
+            "ports": [_port("hop1"), _port("hop2", queue_mean_pkts=110.0, mark_rate=0.011)],
+            "groups": [{"name": "long", "goodput_bps": 5.4e6, "jain_index": 0.97},
+                       {"name": "cross1", "goodput_bps": 1.43e7, "jain_index": 0.90},
+                       {"name": "cross2", "goodput_bps": 1.43e7, "jain_index": 0.95}]}
+    rows = {r.metric: r for r in compare.compare_network(ours, ref, marking=["hop2"])}
+    assert "hop1: mark_rate" not in rows and rows["hop2: mark_rate"].verdict == "pass"
+    assert rows["hop1: utilization"].verdict == "pass" and rows["hop2: queue_mean_pkts"].verdict == "fail"
+    assert rows["hop2: delay_mean_s"].verdict == "-" and rows["jain_index"].verdict == "pass"
+    # Shares of the total goodput: long 5.4/34 = 0.159 against 4/34 = 0.118.
+    assert rows["long: goodput share"].bufferlab == pytest.approx(5.4 / 34.0)
+    assert rows["long: goodput share"].verdict == "fail" and rows["cross2: goodput share"].verdict == "pass"
+    assert rows["cross1: jain_index"].verdict == "fail" and rows["cross2: jain_index"].verdict == "pass"
+    assert rows["long: goodput_bps"].verdict == "-"
+    # One link, one group: the summary rows alone.
+    one = {"utilization": 0.9, "loss_rate": 0.01, "queue_mean_pkts": 10.0, "jain_index": 0.99,
+           "queue_p99_pkts": 20, "delay_mean_s": 0.001, "goodput_bps": 1e6,
+           "ports": [_port("bottleneck")],
+           "groups": [{"name": "flows", "goodput_bps": 1e6, "jain_index": 0.99}]}
+    assert [r.metric for r in compare.compare_network(one, one)] == [
+        "utilization", "loss_rate", "queue_mean_pkts", "jain_index", "queue_p99_pkts", "delay_mean_s",
+        "goodput_bps"]
+
+
+def test_mean_summary_averages_ports_and_groups():
+    runs = [{"utilization": 0.9, "name": "a", "ports": [_port("x", utilization=0.9)],
+             "groups": [{"name": "g", "goodput_bps": 1.0, "jain_index": None}]},
+            {"utilization": 0.8, "name": "b", "ports": [_port("x", utilization=0.7)],
+             "groups": [{"name": "g", "goodput_bps": 3.0, "jain_index": None}]}]
+    m = compare._mean_summary(runs)
+    assert m["utilization"] == pytest.approx(0.85) and m["name"] == "a"
+    assert m["ports"][0]["utilization"] == pytest.approx(0.8) and m["ports"][0]["name"] == "x"
+    assert m["groups"][0]["goodput_bps"] == pytest.approx(2.0) and m["groups"][0]["jain_index"] is None
+
+
+def test_compare_scenario_with_fake_runners():
     pd = pytest.importorskip("pandas")
     summary = {"utilization": 0.97, "loss_rate": 0.011, "queue_mean_pkts": 50.0, "jain_index": 0.98,
                "queue_p99_pkts": 99, "delay_mean_s": 0.004, "goodput_bps": 9e6}
     res = types.SimpleNamespace(
         summary=summary,
-        flows=pd.DataFrame({"flow": [0, 1, 2, 3], "rtt_s": [0.1, 0.12, 0.14, 0.16],
-                            "start_s": [0.0, 0.3, 0.6, 0.9], "goodput_bps": [2e6, 2.2e6, 2.4e6, 2.4e6]}),
+        flows=pd.DataFrame({"flow": [0, 1, 2, 3], "rtt_s": [0.1] * 4, "start_s": [0.0] * 4,
+                            "goodput_bps": [2e6, 2.2e6, 2.4e6, 2.4e6]}),
+        ports=pd.DataFrame([{**_port("bottleneck"), "drop_reasons": {}, "mark_reasons": {}}]),
+        groups=pd.DataFrame([{"name": "flows", "goodput_bps": 9e6, "jain_index": 0.98,
+                              "route": ["bottleneck"], "ack_route": []}]),
         queue_series=pd.DataFrame({"time_s": [0.0, 0.01], "queue_pkts": [0, 3]}),
     )
-    seen = {}
 
-    def fake_ns3(sc, rtts=None, starts=None):
-        seen.update(rtts=rtts, starts=starts)
-        out = dict(summary, utilization=0.99, wall_s=5.0, events=10, flows=[{"goodput_bps": 2e6}] * 4)
-        return out
+    def fake_ns3(sc):
+        return dict(summary, utilization=0.99, wall_s=5.0, events=10, flows=[{"goodput_bps": 2e6}] * 4,
+                    ports=[_port("bottleneck")], groups=[{"name": "flows", "goodput_bps": 9e6}])
 
     comp = compare.compare_scenario(scenario(), engine_runner=lambda sc: res, ns3_runner=fake_ns3)
-    assert seen == {"rtts": [0.1, 0.12, 0.14, 0.16], "starts": [0.0, 0.3, 0.6, 0.9]}
-    assert comp.verdict == "pass" and comp.ns3_wall_s == 5.0
+    assert comp.verdict == "pass" and comp.ns3_wall_s == 5.0 and comp.flow_count == 4
+    assert comp.engine["ports"][0]["name"] == "bottleneck" and "drop_reasons" not in comp.engine["ports"][0]
     assert "| utilization |" in compare.table_markdown(comp)
     comp2 = compare.compare_scenario(scenario(), engine_runner=lambda sc: res,
-                                     ns3_runner=lambda sc, **kw: dict(fake_ns3(sc, **kw), utilization=0.94))
+                                     ns3_runner=lambda sc: dict(fake_ns3(sc), utilization=0.94))
     assert comp2.verdict == "fail"
 
 
 def test_unsupported_discipline_is_skipped_not_passed():
     sc = scenario(bottleneck={"rate": "10Mbps", "queue": {"discipline": "odt"}})
-    comp = compare.compare_scenario(sc, engine_runner=lambda s: None, ns3_runner=lambda s, **k: {})
+    comp = compare.compare_scenario(sc, engine_runner=lambda s: None, ns3_runner=lambda s: {})
     assert comp.verdict == "skipped" and "odt" in comp.skipped
 
 
@@ -234,20 +451,40 @@ def test_validate_bad_file():
 
 def test_matrix_scenarios_translate():
     files = sorted((ROOT / "validation/scenarios").glob("*.toml"))
-    assert len(files) >= 12
-    counts, discs = set(), set()
+    assert len(files) >= 16
+    counts, discs, forms = set(), set(), set()
     for f in files:
         sc = cli._load_toml(f)
         cfg = ns3sim.translate(sc)
         # Like with like: every TCP rule ns-3 3.44 follows and the engine offers is selected.
-        assert not [n for n in cfg["notes"] if n.startswith("tcp.")], (f.name, cfg["notes"])
-        counts.add(cfg["flows"]["count"])
-        q = sc["bottleneck"]["queue"]
-        discs.add((q["discipline"], bool(q.get("ecn", False))))
+        assert not [n for n in cfg["notes"] if "tcp." in n], (f.name, cfg["notes"])
+        counts.add(cfg["flows_total"])
+        for lk in cfg["links"]:
+            discs.add((lk["queue"]["discipline"], bool(lk["queue"].get("ecn", False))))
+        forms.add((len(cfg["links"]), len(cfg["groups"]), any(g["ack_route"] for g in cfg["groups"])))
     assert {1, 10, 100, 1000} <= counts
     assert {("droptail", False), ("red", False), ("red", True)} <= discs
+    # A parking lot (2 links, 3 groups), two-way traffic with queued ACKs, two groups on one link.
+    assert {(1, 1, False), (2, 3, False), (2, 2, True), (1, 2, False)} <= forms
     quick = [ln for ln in (ROOT / "validation/quick.txt").read_text().splitlines() if ln.endswith(".toml")]
-    assert 2 <= len(quick) <= 3 and all((ROOT / "validation/scenarios" / q).exists() for q in quick)
+    assert 2 <= len(quick) <= 4 and all((ROOT / "validation/scenarios" / q).exists() for q in quick)
+
+
+def test_replications_by_flow_count():
+    assert cli.replications_for(10, None) == 10
+    assert cli.replications_for(100, None) == 3
+    assert cli.replications_for(1000, 1) == 1
+    with pytest.raises(BufferLabError, match="--replications"):
+        cli.replications_for(10, 0)
+    assert cli.flow_count(parking_lot()) == 10
+
+
+def test_report_describes_networks(tmp_path):
+    cfg = ns3sim.translate(two_way())
+    text = cli.describe_network(cfg)
+    assert "east (R0→R1, 10 Mb/s, 5 ms, droptail 50 packets)" in text
+    assert "westbound (2 flows over west, ACKs over east, RTT 60 ms, delayed ACK)" in text
+    assert cli.describe_network(ns3sim.translate(scenario())) == ""
 
 
 # ---------------------------------------------------------------------------------------- real ns-3
@@ -259,15 +496,18 @@ def test_ns3_single_flow_window_limited():
     # real RTT adds serialization), and a large buffer that never fills.
     sc = scenario(
         duration="6s", warmup="2s",
-        bottleneck={"rate": "10Mbps", "delay": "5ms", "queue": {"limit": 1000}},
+        bottleneck={"rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 1000}},
         flows={"count": 1, "rtt": "100ms"},
         tcp={"max_window": 50},
     )
     r = ns3sim.run_ns3(sc)
     assert 0.38 <= r["utilization"] <= 0.40
     assert r["drops"] == 0 and r["queue_mean_pkts"] < 1.0 and r["events"] > 0
-    assert r["ns3_config"]["read_back"]["MaxSize"] == "999p"
-    assert r["ns3_config"]["read_back"]["root_queue_discs_elsewhere"] == 0
+    rb = r["ns3_config"]["read_back"]
+    assert rb["links"]["bottleneck"]["MaxSize"] == "999p" and rb["root_queue_discs_elsewhere"] == 0
+    assert rb["groups"]["flows"]["sender"]["SndBufSize"] == str(50 * 960)
+    assert [p["name"] for p in r["ports"]] == ["bottleneck"]
+    assert r["ports"][0]["utilization"] == r["utilization"]
 
 
 def test_ns3_red_repeats_exactly_in_one_process():
@@ -285,11 +525,30 @@ def test_ns3_red_repeats_exactly_in_one_process():
         assert first[key] == second[key], key
 
 
-def test_replications_by_flow_count():
-    from bufferlab.validation.cli import replications_for
-
-    assert replications_for({"flows": {"count": 10}}, None) == 10
-    assert replications_for({"flows": {"count": 100}}, None) == 3
-    assert replications_for({"flows": {"count": 1000}}, 1) == 1
-    with pytest.raises(BufferLabError, match="--replications"):
-        replications_for({"flows": {"count": 10}}, 0)
+def test_ns3_two_way_with_queued_acks_and_group_settings():
+    pytest.importorskip("ns")
+    # Two links in opposite directions, each group's ACKs queued behind the other's data; the westbound
+    # receivers delay their ACKs. Both links run nearly full and carry their ACKs as well.
+    sc = two_way(duration="6s", warmup="2s")
+    r = ns3sim.run_ns3(sc)
+    eng = bufferlab.run(sc, progress=False)
+    ports = {p["name"]: p for p in r["ports"]}
+    assert set(ports) == {"east", "west"}
+    window = 4.0
+    for name, p in ports.items():
+        assert p["utilization"] > 0.6, name
+        assert p["queue_mean_pkts"] > 0.5 and p["arrivals"] > 0
+    # The east link carries eastbound data (1,000 B) and the westbound receivers' ACKs (about one per two
+    # segments): more packets than its data alone, fewer bytes per packet.
+    east_data = r["groups"][0]["goodput_bps"] * window / 8 / 960
+    assert ports["east"]["departures"] > 1.2 * east_data
+    assert ports["west"]["departures"] > 1.4 * r["groups"][1]["goodput_bps"] * window / 8 / 960
+    rb = r["ns3_config"]["read_back"]["groups"]
+    assert rb["westbound"]["receiver"]["DelAckCount"] == "2"
+    assert rb["eastbound"]["receiver"]["DelAckCount"] == "1"
+    assert [g["name"] for g in r["groups"]] == ["eastbound", "westbound"]
+    assert 0 < r["groups"][0]["jain_index"] <= 1 and len(r["flows"]) == 4
+    # Roughly where the engine is, a few seconds after the start (the matrix's v15 holds the tolerances
+    # over ten seeds).
+    for p in eng.ports.to_dict(orient="records"):
+        assert abs(p["utilization"] - ports[p["name"]]["utilization"]) < 0.15, p["name"]

@@ -129,6 +129,18 @@ fn parse_size(text: &str) -> Option<f64> {
     bufferlab_engine::units::parse_size(text)
 }
 
+/// The `eun-wang` discipline a queue table (JSON text, without `discipline`) builds for `flows` TCP flows,
+/// as JSON text: N, N^alpha, thresholds and buffer in packets, and p^N(q) at each of `queues` (for checks
+/// against `bufferlab.models.eun_wang`). Raises `ScenarioError` naming a bad parameter.
+#[pyfunction]
+fn eun_wang_describe(table_json: &str, flows: u32, queues: Vec<f64>) -> PyResult<String> {
+    let table: serde_json::Value =
+        serde_json::from_str(table_json).map_err(|e| ScenarioError::new_err(format!("queue: {e}")))?;
+    let d = bufferlab_engine::queue::eun_wang::describe(&table, flows, &queues)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(d.to_string())
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
@@ -136,6 +148,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(eun_wang_describe, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

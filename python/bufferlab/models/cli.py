@@ -8,6 +8,7 @@ from typing import Any
 
 from bufferlab.cli import optional_modules
 from bufferlab.errors import BufferLabError
+from bufferlab.models._checks import check_integer, check_real
 from bufferlab.units import parse_rate, parse_size, parse_time
 
 #: modules asked for ``register_cli(model_subparsers)``, in ``--help`` order; missing modules are skipped
@@ -69,9 +70,7 @@ def _integer(field: str, text: str, low: int) -> int:
         v = int(text)
     except (TypeError, ValueError) as exc:
         raise BufferLabError(f"{field}: expected an integer >= {low}, got {text!r}") from exc
-    if v < low:
-        raise BufferLabError(f"{field}: must be an integer >= {low}, got {v}")
-    return v
+    return check_integer(f"{field}:", v, low)
 
 
 def _cli_advise(args: argparse.Namespace) -> int:
@@ -81,12 +80,10 @@ def _cli_advise(args: argparse.Namespace) -> int:
     flows = _integer("--flows", args.flows, 1)
     rtt = parse_time(args.rtt, "--rtt")
     target = _number("--target-utilization", args.target_utilization)
-    if not 0.0 < target < 1.0:
-        raise BufferLabError(f"--target-utilization: must be in (0, 1), got {target:g}")
+    check_real("--target-utilization:", target, 0.0, 1.0, low_open=True, high_open=True)
     pkt = parse_size(args.packet_size, "--packet-size")
     wmax = _number("--wmax", args.wmax)
-    if not wmax >= 1.0:
-        raise BufferLabError(f"--wmax: must be >= 1 packet, got {wmax:g}")
+    check_real("--wmax:", wmax, 1.0, note="packets")
     alpha = _number("--alpha", args.alpha)
     epsilon = _number("--epsilon", args.epsilon)
     adv = advise(capacity, flows, rtt, target, pkt, w_max=wmax, alpha=alpha, epsilon=epsilon)

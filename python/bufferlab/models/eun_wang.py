@@ -32,7 +32,6 @@ import argparse
 import dataclasses
 import json
 import math
-import numbers
 import os
 import time
 from typing import Any, Callable, Dict, List, Sequence, Union
@@ -41,6 +40,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from bufferlab.errors import BufferLabError
+from bufferlab.models._checks import check_integer, check_real
 from bufferlab.plots import save_figure
 
 __all__ = [
@@ -133,8 +133,7 @@ def red_marking(q_min: float, q_max: float, p_max: float, name: str = "red") -> 
     """
     if not (q_min >= 0 and q_max > q_min):
         raise BufferLabError(f"RED thresholds need 0 <= q_min < q_max, got q_min={q_min}, q_max={q_max}")
-    if not (0 < p_max <= 1):
-        raise BufferLabError(f"p_max must be in (0, 1], got {p_max}")
+    check_real("p_max", p_max, 0.0, 1.0, low_open=True)
 
     def func(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
@@ -150,10 +149,8 @@ def exp_marking(p_max: float = 0.2, x_ref: float = 10.0, name: str = "exp") -> M
     p(x) = 1 - exp(-x / gamma) with gamma = -x_ref / ln(1 - p_max), so p(x_ref) = p_max; Table I uses
     x_ref = 10 (RED1's q_max) and p_max = 0.2, giving gamma = 44.81.
     """
-    if not (0 < p_max < 1):
-        raise BufferLabError(f"p_max must be in (0, 1) for EXP, got {p_max}")
-    if not x_ref > 0:
-        raise BufferLabError(f"x_ref must be > 0, got {x_ref}")
+    check_real("p_max", p_max, 0.0, 1.0, low_open=True, high_open=True, note="for EXP")
+    check_real("x_ref", x_ref, 0.0, low_open=True)
     gamma = -x_ref / math.log1p(-p_max)
 
     def func(x: np.ndarray) -> np.ndarray:
@@ -205,10 +202,8 @@ def buffer_size(flows: float, alpha: float, epsilon: float = 0.1, constant: floa
     """
     _check_flows(flows)
     _check_alpha(alpha)
-    if not epsilon >= 0:
-        raise BufferLabError(f"epsilon must be >= 0, got {epsilon}")
-    if not constant > 0:
-        raise BufferLabError(f"buffer constant must be > 0, got {constant}")
+    check_real("epsilon", epsilon, 0.0)
+    check_real("buffer constant", constant, 0.0, low_open=True)
     return max(1, int(math.ceil(constant * float(flows) ** (alpha + epsilon) - 1e-9)))
 
 
@@ -218,9 +213,7 @@ def buffer_size(flows: float, alpha: float, epsilon: float = 0.1, constant: floa
 
 
 def _check_rho(rho: float, allow_ge1: bool = False) -> None:
-    if not (rho >= 0 and (allow_ge1 or rho < 1)) or not math.isfinite(rho):
-        rng = "[0, inf)" if allow_ge1 else "[0, 1)"
-        raise BufferLabError(f"load rho must be in {rng}, got {rho}")
+    check_real("load rho", rho, 0.0, None if allow_ge1 else 1.0, high_open=True)
 
 
 def mm1_pmf(rho: float, length: int) -> np.ndarray:
@@ -277,9 +270,7 @@ def md1_pmf_recursive(rho: float, length: int) -> np.ndarray:
 def mm1k_pmf(rho: float, capacity: int) -> np.ndarray:
     """M/M/1/K stationary distribution on 0..K, (1 - rho) rho^n / (1 - rho^(K+1)) (Eun & Wang 2008, fn. 5)."""
     _check_rho(rho, allow_ge1=True)
-    k = int(capacity)
-    if k < 1:
-        raise BufferLabError(f"queue capacity K must be >= 1, got {capacity}")
+    k = check_integer("queue capacity K", capacity, 1)
     n = np.arange(k + 1, dtype=float)
     if rho == 0:
         return (n == 0).astype(float)
@@ -335,15 +326,12 @@ def no_mark_probability(
 
 
 def _check_alpha(alpha: float) -> None:
-    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 0.5):
-        raise BufferLabError(f"alpha must be in the open interval (0, 1/2) (Eun & Wang 2008), got {alpha}")
+    check_real("alpha", alpha, 0.0, 0.5, low_open=True, high_open=True, span="the open interval (0, 1/2)",
+               note="(Eun & Wang 2008)")
 
 
 def _check_flows(flows: float) -> None:
-    if not (isinstance(flows, numbers.Real) and math.isfinite(flows) and flows >= 1):
-        raise BufferLabError(f"flows N must be an integer >= 1, got {flows}")
-    if float(flows) != int(flows):
-        raise BufferLabError(f"flows N must be an integer >= 1, got {flows}")
+    check_integer("flows N", flows, 1)
 
 
 @dataclasses.dataclass
@@ -369,19 +357,18 @@ class EunWangParams:
 
     def validate(self) -> None:
         _check_flows(self.flows)
-        if not (isinstance(self.ct, numbers.Real) and math.isfinite(self.ct) and self.ct > 0):
-            raise BufferLabError(f"per-flow bandwidth-delay product C*T must be > 0 packets, got {self.ct}")
+        check_real("per-flow bandwidth-delay product C*T (packets)", self.ct, 0.0, low_open=True)
         _check_alpha(self.alpha)
-        if not (0 <= self.epsilon and self.alpha + self.epsilon < 10):
-            raise BufferLabError(f"epsilon must be >= 0, got {self.epsilon}")
+        check_real("epsilon", self.epsilon, 0.0, 10.0 - self.alpha, high_open=True)
         if self.queue not in QUEUE_MODELS:
             raise BufferLabError(f"queue must be one of {', '.join(QUEUE_MODELS)}, got {self.queue!r}")
         if self.halving not in ("floor", "ceil"):
             raise BufferLabError(f"halving must be 'floor' or 'ceil', got {self.halving!r}")
         if self.init not in ("spread", "pipe", "sawtooth"):
             raise BufferLabError(f"init must be 'spread', 'pipe' or 'sawtooth', got {self.init!r}")
-        if self.w_max is not None and not (int(self.w_max) == self.w_max and self.w_max > self.ct + 1):
-            raise BufferLabError(f"w_max must be an integer > CT + 1 = {self.ct + 1:g}, got {self.w_max}")
+        if self.w_max is not None:
+            lowest = math.floor(self.ct + 1) + 1  # the smallest integer > CT + 1
+            check_integer("w_max", self.w_max, lowest, note=f"(> CT + 1 = {self.ct + 1:g})")
         get_marking(self.marking)
 
     @property
@@ -605,12 +592,8 @@ def _run(
     seed: int | None,
     mode: str,
 ) -> EunWangResult:
-    if not (isinstance(rounds, (int, np.integer)) and rounds >= 2):
-        raise BufferLabError(f"rounds must be an integer >= 2, got {rounds}")
-    if burn_in is None:
-        burn_in = rounds // 4
-    if not (0 <= burn_in < rounds):
-        raise BufferLabError(f"burn_in must be in [0, rounds), got {burn_in}")
+    rounds = check_integer("rounds", rounds, 2)
+    burn_in = rounds // 4 if burn_in is None else check_integer("burn_in", burn_in, 0, rounds - 1)
     t0 = time.perf_counter()
     chain = _Chain(params)
     rng = np.random.default_rng(seed)
@@ -780,8 +763,7 @@ def run_seeds(
     seed_list = list(range(seeds)) if isinstance(seeds, (int, np.integer)) else [int(s) for s in seeds]
     if len(seed_list) < 1:
         raise BufferLabError(f"seeds must be >= 1, got {seeds}")
-    if not 0 < confidence < 1:
-        raise BufferLabError(f"confidence must be in (0, 1), got {confidence}")
+    check_real("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     runs = [simulate(params, rounds, burn_in, s) for s in seed_list]
     metrics: Dict[str, Dict[str, float]] = {}
     for name in _METRICS:
@@ -873,8 +855,7 @@ def clt_marking_probability(
     """
     _check_flows(flows)
     _check_alpha(alpha)
-    if not sigma_per_flow > 0:
-        raise BufferLabError(f"sigma_per_flow must be > 0, got {sigma_per_flow}")
+    check_real("sigma_per_flow", sigma_per_flow, 0.0, low_open=True)
     mf = get_marking(marking)
     na = float(flows) ** alpha
     sd = sigma_per_flow * math.sqrt(float(flows)) / na  # std of (sum W - NCT)/N^alpha
@@ -921,12 +902,9 @@ def predict_for_advisor(
     packets the budget does not cover enough cycles: ``converged`` is then False and ``warning`` says so.
     """
     _check_flows(flows)
-    if not (isinstance(capacity_pkts_per_s, numbers.Real) and capacity_pkts_per_s > 0):
-        raise BufferLabError(f"capacity_pkts_per_s must be > 0, got {capacity_pkts_per_s}")
-    if not (isinstance(rtt_s, numbers.Real) and rtt_s > 0):
-        raise BufferLabError(f"rtt_s must be > 0 seconds, got {rtt_s}")
-    if not (isinstance(packet_size_bytes, (int, np.integer)) and packet_size_bytes > 0):
-        raise BufferLabError(f"packet_size_bytes must be a positive integer, got {packet_size_bytes}")
+    check_real("capacity_pkts_per_s", capacity_pkts_per_s, 0.0, low_open=True)
+    check_real("rtt_s", rtt_s, 0.0, low_open=True)
+    check_integer("packet_size_bytes", packet_size_bytes, 1)
     ct = capacity_pkts_per_s * rtt_s / flows
     params = EunWangParams(flows=int(flows), ct=ct, alpha=alpha, epsilon=epsilon, marking=marking,
                            init="sawtooth")
@@ -1072,12 +1050,9 @@ def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _cli_handler(args: argparse.Namespace) -> int:
-    if not (args.capacity_per_flow > 0):
-        raise BufferLabError(f"--capacity-per-flow must be > 0 packets/s, got {args.capacity_per_flow}")
-    if not (args.rtt > 0):
-        raise BufferLabError(f"--rtt must be > 0 s, got {args.rtt}")
-    if args.seeds < 1:
-        raise BufferLabError(f"--seeds must be >= 1, got {args.seeds}")
+    check_real("--capacity-per-flow (packets/s)", args.capacity_per_flow, 0.0, low_open=True)
+    check_real("--rtt (s)", args.rtt, 0.0, low_open=True)
+    check_integer("--seeds", args.seeds, 1)
     _check_alpha(args.alpha)
     for n in args.flows:
         _check_flows(n)

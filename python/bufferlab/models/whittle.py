@@ -45,6 +45,7 @@ from typing import Any, Callable, Iterable, Sequence, Union
 import numpy as np
 
 from bufferlab.errors import BufferLabError
+from bufferlab.models._checks import as_float_array, check_integer, check_real
 from bufferlab.plots import save_figure
 
 __all__ = [
@@ -92,49 +93,26 @@ _TABLE_FORMAT_VERSION = 1
 
 
 def _check_n_max(n_max: Any) -> int:
-    if isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)):
-        if isinstance(n_max, (float, np.floating)) and float(n_max).is_integer():
-            n_max = int(n_max)
-        else:
-            raise BufferLabError(f"n_max (maximum window N) must be an integer >= 1, got {n_max!r}")
-    if n_max < 1:
-        raise BufferLabError(f"n_max (maximum window N) must be an integer >= 1, got {n_max}")
-    return int(n_max)
-
-
-def _check_real(name: str, value: Any) -> float:
-    if isinstance(value, bool):
-        raise BufferLabError(f"{name} must be a real number, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise BufferLabError(f"{name} must be a real number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise BufferLabError(f"{name} must be finite, got {value!r}")
-    return x
+    return check_integer("n_max (maximum window N)", n_max, 1)
 
 
 def _check_alpha(alpha: Any) -> float:
-    a = _check_real("alpha", alpha)
-    if a < 0:
-        raise BufferLabError(f"alpha (fairness parameter) must be in [0, inf), got {a}")
-    return a
+    return check_real("alpha (fairness parameter)", alpha, 0.0)
 
 
 def _check_beta(beta: Any) -> float:
-    b = _check_real("beta", beta)
-    if not 0.0 < b < 1.0:
-        raise BufferLabError(f"beta (discount factor) must be in the open interval (0, 1), got {b}")
-    return b
+    return check_real("beta (discount factor)", beta, 0.0, 1.0, low_open=True, high_open=True,
+                      span="the open interval (0, 1)")
 
 
 def _check_gamma(gamma: Any) -> float:
-    g = _check_real("gamma", gamma)
-    if not 0.0 <= g < 1.0:
-        raise BufferLabError(
-            f"gamma (multiplicative-decrease factor) must be in [0, 1) (0 = reset to window 1), got {g}"
-        )
-    return g
+    return check_real("gamma (multiplicative-decrease factor)", gamma, 0.0, 1.0, high_open=True,
+                      note="(0 = reset to window 1)")
+
+
+def _check_flow(n_max: Any, alpha: Any, beta: Any, gamma: Any) -> tuple[int, float, float, float]:
+    """The four parameters of the AIMD flow, checked: ``(n_max, alpha, beta, gamma)``."""
+    return _check_n_max(n_max), _check_alpha(alpha), _check_beta(beta), _check_gamma(gamma)
 
 
 def _check_reward(reward: Any) -> RewardSpec:
@@ -241,11 +219,9 @@ class AIMDFlow:
     @classmethod
     def from_rewards(cls, rewards: Sequence[float], beta: float, gamma: float) -> AIMDFlow:
         """Build a flow from an explicit reward vector ``(f(1), ..., f(N))``."""
-        r = np.array(rewards, dtype=float).ravel()
+        r = as_float_array("rewards", rewards).ravel().copy()
         if r.size < 1:
             raise BufferLabError("rewards must hold f(1)..f(N) for N >= 1, got an empty sequence")
-        if not np.all(np.isfinite(r)):
-            raise BufferLabError("rewards must be finite")
         beta = _check_beta(beta)
         gamma = _check_gamma(gamma)
         n_max = r.size
@@ -267,10 +243,7 @@ def aimd_flow(
     ``(0, 1)`` or ``gamma`` outside ``[0, 1)`` (``gamma = 0`` is the paper's reset-to-1 variant, Sec. 3 and
     Scenario 2, so it is allowed).
     """
-    n_max = _check_n_max(n_max)
-    alpha = _check_alpha(alpha)
-    beta = _check_beta(beta)
-    gamma = _check_gamma(gamma)
+    n_max, alpha, beta, gamma = _check_flow(n_max, alpha, beta, gamma)
     return AIMDFlow.from_rewards(reward_values(n_max, alpha, reward), beta, gamma)
 
 
@@ -694,10 +667,7 @@ def index_table(
     or an explicit ``cache_dir`` they are also saved to / loaded from ``.npz`` files in ``cache_dir``
     (default :func:`default_cache_dir`).  Callable rewards are memoised in-process only.
     """
-    n_max = _check_n_max(n_max)
-    alpha = _check_alpha(alpha)
-    beta = _check_beta(beta)
-    gamma = _check_gamma(gamma)
+    n_max, alpha, beta, gamma = _check_flow(n_max, alpha, beta, gamma)
     reward = _check_reward(reward)
     directory: str | None = None
     if persist or cache_dir is not None:
@@ -754,8 +724,7 @@ def plot_figure3(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    n_max = _check_n_max(n_max)
-    alpha, beta, gamma = _check_alpha(alpha), _check_beta(beta), _check_gamma(gamma)
+    n_max, alpha, beta, gamma = _check_flow(n_max, alpha, beta, gamma)
     gamma_beta = _check_beta(gamma_beta)
     reward = _check_reward(reward)
     alphas = [_check_alpha(a) for a in alphas]

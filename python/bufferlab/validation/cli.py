@@ -86,13 +86,17 @@ def scenario_paths(paths: List[str], quick: bool) -> List[Path]:
     return found
 
 
-def replications_for(scenario: Dict[str, Any], requested: int | None) -> int:
-    """The number of seeds to run: as requested, else by the scenario's flow count."""
+def flow_count(scenario: Dict[str, Any]) -> int:
+    """TCP flows of a scenario, all groups together, as the engine's resolver counts them."""
+    return sum(len(g["flows"]) for g in ns3sim.resolve(scenario)["groups"])
+
+
+def replications_for(flows: int, requested: int | None) -> int:
+    """The number of seeds to run: as requested, else by the scenario's flow count (all groups)."""
     if requested is not None:
         if requested < 1:
             raise BufferLabError(f"--replications must be >= 1 (got {requested})")
         return requested
-    flows = int((scenario.get("flows") or {}).get("count", 1))
     return FEW_FLOWS_REPLICATIONS if flows < MANY_FLOWS else MANY_FLOWS_REPLICATIONS
 
 
@@ -111,7 +115,7 @@ def handler(args: argparse.Namespace) -> int:
     for path, sc in zip(paths, scenarios):
         print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
         try:
-            comp = compare.compare_replicated(sc, replications_for(sc, args.replications),
+            comp = compare.compare_replicated(sc, replications_for(flow_count(sc), args.replications),
                                               ns3_only=args.ns3_only, isolate=args.isolate)
         except ns3sim.Ns3Unavailable as exc:
             print(f"bufferlab validate: {exc}", file=sys.stderr)
@@ -144,6 +148,34 @@ def _save_json(path: Path, comp: compare.Comparison) -> None:
     path.write_text(json.dumps(data, indent=1, default=float))
 
 
+def _rate(bps: float) -> str:
+    return f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
+
+
+def describe_network(cfg: Dict[str, Any] | None) -> str:
+    """One paragraph on the links, routers and groups of a scenario with several links or groups."""
+    if not cfg or (len(cfg["links"]) <= 1 and len(cfg["groups"]) <= 1):
+        return ""
+    links = []
+    for lk in cfg["links"]:
+        q = lk["queue"]
+        size = f"{q['limit']} packets" if "limit" in q else f"{q['limit_bytes']} B"
+        links.append(f"{lk['name']} (R{lk['from_router']}→R{lk['to_router']}, {_rate(lk['rate_bps'])}, "
+                     f"{lk['delay_s'] * 1e3:g} ms, {q['discipline']} {size})")
+    groups = []
+    for g in cfg["groups"]:
+        tcp = g["tcp"]
+        rtts = g["flows"]["rtt_s"]
+        rtt = (f"{min(rtts) * 1e3:.0f}–{max(rtts) * 1e3:.0f} ms" if max(rtts) > min(rtts)
+               else f"{rtts[0] * 1e3:.0f} ms")
+        extra = ", delayed ACK" if tcp["del_ack_count"] > 1 else ""
+        extra += ", ECN" if tcp["ecn"] else ""
+        acks = f", ACKs over {' → '.join(g['ack_route'])}" if g["ack_route"] else ""
+        groups.append(f"{g['name']} ({g['flows']['count']} flows over {' → '.join(g['route'])}{acks}, "
+                      f"RTT {rtt}{extra})")
+    return "Links: " + "; ".join(links) + ". Groups: " + "; ".join(groups) + "."
+
+
 def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool = False) -> Path:
     """``<out>/report.md``: a summary, then one section per scenario."""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -154,9 +186,11 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         "`ns3`), by `bufferlab validate" + (" --ns3-only" if ns3_only else "") + "`.",
         "",
         "Tolerances: utilization ±2 percentage points; loss rate (and ECN mark rate) ±25 % relative, or "
-        "±0.002 absolute when both are below 1 %; mean queue ±15 %; Jain's index ±0.03. ns-3 is the "
-        "reference for relative tolerances. How each scenario field maps onto ns-3, and the semantic "
-        "differences, are in [ns3-mapping.md](ns3-mapping.md).",
+        "±0.002 absolute when both are below 1 %; mean queue ±15 %; Jain's index ±0.03; with several "
+        "groups, each group's share of the total goodput ±0.03 absolute. With several links every link has "
+        "its own rows (`link: metric`) under the same rules. ns-3 is the reference for relative tolerances. "
+        "How each scenario field maps onto ns-3, and the semantic differences, are in "
+        "[ns3-mapping.md](ns3-mapping.md).",
         "",
         "## Summary",
         "",
@@ -165,7 +199,7 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         "|---|---|---|---|---|---|---|",
     ]
     for c in comps:
-        n = (c.scenario.get("flows") or {}).get("count", "?")
+        n = c.flow_count if c.flow_count is not None else "?"
         ev = c.ns3.get("events") if c.ns3 else None
         ratio = c.speed_ratio
         ew = f"{c.engine_wall_s:.3f}" if c.engine_wall_s else "-"
@@ -184,6 +218,9 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         if c.skipped:
             lines += [f"**Skipped**: {c.skipped}", ""]
             continue
+        network = describe_network(c.config)
+        if network:
+            lines += [network, ""]
         lines += [f"Verdict: **{c.verdict}**", "", compare.table_markdown(c), ""]
         lines.append(
             "Per-flow goodput, Mb/s (min / p10 / median / p90 / max): "

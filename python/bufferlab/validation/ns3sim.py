@@ -1,20 +1,27 @@
-"""Run a BufferLab dumbbell scenario in ns-3 (the ``ns3`` package from PyPI, version 3.44).
+"""Run a BufferLab scenario in ns-3 (the ``ns3`` package from PyPI, version 3.44).
 
-:func:`translate` turns a scenario dict (parsed TOML, unit strings allowed) into a plain, JSON-able ns-3
-configuration; it needs no ns-3 and is what the tests check. :func:`run_ns3` builds that configuration in
-ns-3 through its Python bindings and returns the summary keys of ``docs/scenario.md`` that ns-3 can
-measure, plus ``wall_s`` and ``events``. :func:`run_ns3_isolated` does the same in a fresh interpreter.
+:func:`translate` turns a scenario (a dict or a TOML path) into a plain, JSON-able ns-3 configuration. It
+reads the scenario only through the engine's resolver (:func:`bufferlab.resolve`): every default, every
+per-flow draw (RTTs, start times, access rates) and every unit conversion is the engine's, so ns-3 runs
+exactly the flows the engine runs. It needs no ns-3 and is what the tests check. :func:`run_ns3` builds that
+configuration in ns-3 through its Python bindings and returns the summary keys of ``docs/scenario.md`` that
+ns-3 can measure, one row per link (``ports``) and per group (``groups``), plus ``wall_s`` and ``events``.
+:func:`run_ns3_isolated` does the same in a fresh interpreter.
 
 How the contract maps onto ns-3 (see ``docs/validation/ns3-mapping.md`` for the reasoning):
 
-* Topology: sender *i* (own node) --access link *i*--> router --bottleneck--> one receiver node that hosts
-  N ``PacketSink``s. Access one-way delay ``a_i = RTT_i/2 - bottleneck.delay``. ACKs use the reverse
-  directions of the same full-duplex links, which carry only ACKs (uncongested).
-* Buffer: the bottleneck device's own queue is cut to one packet, and the root queue disc is the buffer
-  (``FifoQueueDisc`` for DropTail, ``RedQueueDisc`` for RED). While the link is busy the device queue holds
-  the *next* packet to serialize (the one being serialized is in neither queue), so "packets waiting" =
-  queue disc + device queue, and the queue disc limit is ``limit - 1``. RED only sees the queue disc, i.e.
-  one packet fewer than the contract's queue, so its thresholds are shifted down by one packet.
+* Topology: every link is a point-to-point channel from one router node to another. Routers are found from
+  the routes: consecutive links of a route share a router, and an ACK route leads from the data route's
+  last router back to its first. Sender *i* is its own node, attached by its access link (one-way delay as
+  the engine resolves it) to the router where its route starts; its receiver is a sink on the router where
+  the route ends (the engine's receiver sits at the end of the last link). Static routes send each group's
+  data over its route, its ACKs over its ACK route, or without one back over the reverse directions of its
+  route's channels, which carry nothing but such ACKs (uncongested).
+* Buffer: the forward device of each link has a one-packet device queue, and its root queue disc is the
+  buffer (``FifoQueueDisc`` for DropTail, ``RedQueueDisc`` for RED). While the link is busy the device
+  queue holds the *next* packet to serialize (the one being serialized is in neither queue), so "packets
+  waiting" = queue disc + device queue, and the queue disc limit is ``limit - 1``. RED only sees the queue
+  disc, i.e. one packet fewer than the contract's queue, so its thresholds are shifted down by one packet.
 * Every other device has its root queue disc removed (ns-3 would silently install FqCoDel) and a large
   device queue.
 * Wire size: TCP timestamps are turned off so a data packet is exactly ``header_size`` (20 IPv4 + 20 TCP)
@@ -25,7 +32,9 @@ How the contract maps onto ns-3 (see ``docs/validation/ns3-mapping.md`` for the 
   SACK scoreboard's pipe, i.e. RFC 6675; ns-3's default PRR spreads the reduction instead), initial window,
   ``MinRto``, ``ClockGranularity``, ``RttEstimator::InitialEstimation`` = initial RTO, ``DelAckCount`` 1
   (per packet) or 2 (delayed ACK) with ``DelAckTimeout``, ``ReTxThreshold`` = dupack threshold, ECN
-  ``On``/``Off``.
+  ``On``/``Off``. The first group's settings are ns-3's defaults; a group whose settings differ has them
+  set on its own sockets (sender socket before it connects, the receiver's listening socket before it
+  listens, from which ns-3 copies every accepted socket).
 * Start times: ns-3 opens every connection with a three-way handshake that takes one RTT before the
   first data segment leaves. The whole ns-3 timeline is offset by ``T0 = max RTT`` and application *i*
   starts at ``T0 + start_i - RTT_i``, so its first data segment leaves at ``T0 + start_i``; all
@@ -40,279 +49,452 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List, Sequence
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
 
 from bufferlab.errors import BufferLabError
-from bufferlab.units import parse_rate, parse_size, parse_time
 
 PPP_HEADER_BYTES = 2
 #: IPv4 (20) + TCP (20) header bytes of an ns-3 data segment without options (timestamps off).
 NS3_TCP_IP_HEADER_BYTES = 40
+#: Device queue of every device that is not a link's forward direction (no queue disc there).
+BIG_DEVICE_QUEUE = "100000p"
+#: Address blocks: link k is the /30 10.0.x.y (k-th), group g's access links are /30s in 10.(1+g).0.0/16.
+MAX_GROUPS, MAX_FLOWS_PER_GROUP, MAX_LINKS = 200, 16_000, 16_000
+
+ScenarioLike = Union[str, Path, Mapping[str, Any]]
+
 
 # --------------------------------------------------------------------------------------------------
-# translation (pure)
+# translation (pure, given the engine's resolver)
 # --------------------------------------------------------------------------------------------------
 
-_DEFAULTS: Dict[str, Dict[str, Any]] = {
-    "bottleneck": {"delay": "0s"},
-    "queue": {
-        "discipline": "droptail", "limit": 100, "min_th": 5, "max_th": 15, "max_p": 0.1, "weight": 0.002,
-        "gentle": True, "wait": True, "ecn": False,
-    },
-    "flows": {"rtt": "100ms", "access_rate": "1Gbps", "start": 0.0},
-    "tcp": {
-        "congestion_control": "newreno", "packet_size": "1000B", "header_size": "40B", "ack_size": "40B",
-        "initial_window": 10, "min_rto": "200ms", "initial_rto": "1s", "max_rto": "60s",
-        "clock_granularity": "1ms", "delayed_ack": False, "delayed_ack_timeout": "200ms", "sack": True,
-        "ecn": False, "dupack_threshold": 3, "limited_transmit": True,
-        "ssthresh_from": "flight", "rto_backoff": "until-sample",
-    },
-}
+
+def _load(scenario: ScenarioLike) -> Dict[str, Any]:
+    """The scenario as written (a dict), for naming fields in errors."""
+    if isinstance(scenario, Mapping):
+        return dict(scenario)
+    try:
+        import tomllib  # type: ignore[import-not-found]  # noqa: PLC0415
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]  # noqa: PLC0415
+    path = Path(scenario)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise BufferLabError(f"{path}: no such scenario file") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise BufferLabError(f"{path}: malformed TOML: {exc}") from exc
+    data.setdefault("name", path.stem)
+    return data
 
 
-def _parse_start(value: Any, field: str) -> float:
-    return parse_time(value, field, allow_zero=True)
+def resolve(scenario: ScenarioLike) -> Dict[str, Any]:
+    """The engine's resolved scenario (:func:`bufferlab.resolve`): SI units, every default, every draw."""
+    try:
+        from bufferlab import resolve as engine_resolve  # noqa: PLC0415
+    except ImportError as exc:  # pragma: no cover - depends on the build
+        raise BufferLabError(
+            "the ns-3 translator reads scenarios through the engine's resolver: build the engine with "
+            "`pip install .`"
+        ) from exc
+    return engine_resolve(scenario if not isinstance(scenario, Mapping) else dict(scenario))
 
 
-def _per_flow(spec: Any, n: int, parse, field: str, rng: np.random.Generator) -> tuple[List[float], bool]:
-    """Expand a value / list / {uniform=[lo, hi]} to N floats; the bool says whether it was drawn here."""
-    if isinstance(spec, dict):
-        if set(spec) != {"uniform"} or len(spec["uniform"]) != 2:
+def _group_fields(spec: Dict[str, Any], n_groups: int) -> List[str]:
+    """The scenario field each resolved group came from: flows, flows[i], or parking_lot.cross."""
+    flows = spec.get("flows")
+    if isinstance(flows, list):
+        fields = [f"flows[{i}]" for i in range(len(flows))]
+    elif isinstance(flows, Mapping):
+        fields = ["flows"]
+    else:
+        fields = []
+    return (fields + ["parking_lot.cross"] * n_groups)[:n_groups]
+
+
+def _group_table(spec: Dict[str, Any], field: str) -> Dict[str, Any]:
+    if field == "flows":
+        return dict(spec.get("flows") or {})
+    if field.startswith("flows["):
+        return dict(spec["flows"][int(field[6:-1])] or {})
+    return dict((spec.get("parking_lot") or {}).get("cross") or {})
+
+
+def _tcp_field(table: Dict[str, Any], field: str, key: str) -> str:
+    """``flows[1].tcp.ecn`` when the group sets it itself, else ``tcp.ecn``."""
+    own = table.get("tcp")
+    if isinstance(own, Mapping) and key in own:
+        return f"{field}.tcp.{key}"
+    return f"tcp.{key}"
+
+
+def _link_fields(spec: Dict[str, Any], n_links: int) -> List[str]:
+    if "parking_lot" in spec:
+        return ["parking_lot"] * n_links
+    if "links" in spec:
+        return [f"links[{i}]" for i in range(n_links)]
+    return ["bottleneck"] * n_links
+
+
+def _nanos(seconds: float) -> str:
+    """A time as ns-3 reads it back exactly (whole nanoseconds)."""
+    return f"{int(round(seconds * 1e9))}ns"
+
+
+class _Routers:
+    """Union-find over link ends: link i's tail is 2i, its head 2i + 1."""
+
+    def __init__(self, n_links: int) -> None:
+        self.parent = list(range(2 * n_links))
+
+    def find(self, x: int) -> int:
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def join(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _topology(res: Dict[str, Any], gfields: List[str]) -> Dict[str, Any]:
+    """Routers, each link's (from, to) routers, each group's first and last router, and static routes."""
+    names = [lk["name"] for lk in res["links"]]
+    index = {n: i for i, n in enumerate(names)}
+    uf = _Routers(len(names))
+    tail, head = (lambda i: 2 * i), (lambda i: 2 * i + 1)
+    for grp in res["groups"]:
+        route = [index[n] for n in grp["route"]]
+        acks = [index[n] for n in grp["ack_route"]]
+        for a, b in zip(route, route[1:]):
+            uf.join(head(a), tail(b))
+        if acks:
+            uf.join(tail(acks[0]), head(route[-1]))
+            for a, b in zip(acks, acks[1:]):
+                uf.join(head(a), tail(b))
+            uf.join(head(acks[-1]), tail(route[0]))
+    number: Dict[int, int] = {}
+    for end in range(2 * len(names)):
+        number.setdefault(uf.find(end), len(number))
+    ends = [(number[uf.find(tail(i))], number[uf.find(head(i))]) for i in range(len(names))]
+    for i, (a, b) in enumerate(ends):
+        if a == b:
+            users = [gfields[g] for g, grp in enumerate(res["groups"])
+                     if names[i] in grp["route"] or names[i] in grp["ack_route"]]
             raise BufferLabError(
-                f"{field}: expected a value, a list of {n} values or {{ uniform = [lo, hi] }}"
+                f"{users[0] if users else 'links'}.route: the routes make link {names[i]!r} lead from a "
+                "router back to itself, which ns-3 cannot build"
             )
-        lo, hi = (parse(v, field) for v in spec["uniform"])
-        if hi < lo:
-            raise BufferLabError(f"{field}: uniform range has hi < lo")
-        return [float(x) for x in rng.uniform(lo, hi, size=n)], True
-    if isinstance(spec, (list, tuple)):
-        if len(spec) != n:
-            raise BufferLabError(f"{field}: list has {len(spec)} values, flows.count is {n}")
-        return [parse(v, field) for v in spec], False
-    return [parse(spec, field)] * n, False
+
+    routes: List[Dict[str, Any]] = []
+    next_hop: Dict[Tuple[int, str, int], int] = {}
+
+    def add(router: int, to: str, key: int, link: int, direction: str, g: int, field: str) -> None:
+        seen = next_hop.get((router, to, key))
+        if seen is not None and seen != link:
+            raise BufferLabError(
+                f"{field}: ns-3 routes by destination, and two groups reach router R{router} for the same "
+                f"receiver leaving over different links ({names[seen]!r}, {names[link]!r})"
+            )
+        if seen is None:
+            next_hop[(router, to, key)] = link
+            routes.append({"router": router, "to": to, "group": g, "link": link, "direction": direction})
+
+    groups = []
+    for g, grp in enumerate(res["groups"]):
+        field = gfields[g]
+        route = [index[n] for n in grp["route"]]
+        acks = [index[n] for n in grp["ack_route"]]
+        path = [ends[route[0]][0]] + [ends[i][1] for i in route]
+        if len(set(path)) != len(path):
+            raise BufferLabError(
+                f"{field}.route: it passes a router twice, which ns-3's routing cannot follow"
+            )
+        if acks:
+            back = [ends[acks[0]][0]] + [ends[i][1] for i in acks]
+            if len(set(back)) != len(back):
+                raise BufferLabError(
+                    f"{field}.ack_route: it passes a router twice, which ns-3's routing cannot follow"
+                )
+        # Data towards the receiver (an address of the last link's far end), hop by hop; on the last hop
+        # the receiver is the neighbour, reached without a route of its own.
+        for i in route[:-1]:
+            add(ends[i][0], "receiver", route[-1], i, "forward", g, f"{field}.route")
+        # ACKs towards the group's senders: over the ACK route, or back over the route's reverse directions.
+        for i in acks or route:
+            add(ends[i][0 if acks else 1], "senders", g, i, "forward" if acks else "reverse", g,
+                f"{field}.ack_route" if acks else f"{field}.route")
+        groups.append({"start_router": path[0], "end_router": path[-1]})
+    return {"routers": len(number), "ends": ends, "groups": groups, "routes": routes}
 
 
-def translate(
-    scenario: Dict[str, Any],
-    *,
-    rtts: Sequence[float] | None = None,
-    starts: Sequence[float] | None = None,
-    access_rates: Sequence[float] | None = None,
-) -> Dict[str, Any]:
-    """The ns-3 configuration for a dumbbell scenario, as plain numbers (SI units, bytes, packets).
+#: Socket attributes set per group when they differ from the first group's (ns-3's defaults), with the
+#: side that uses them. ``RttEstimator::InitialEstimation`` has no socket attribute: one for all groups.
+_SENDER_ATTRS = ("SegmentSize", "InitialCwnd", "ConnTimeout", "SndBufSize", "MinRto", "ClockGranularity",
+                 "ReTxThreshold", "LimitedTransmit", "UseEcn")
+_RECEIVER_ATTRS = ("SegmentSize", "DelAckCount", "DelAckTimeout", "RcvBufSize", "UseEcn")
 
-    ``rtts``/``starts``/``access_rates`` (seconds, seconds, bits/s; one per flow) override the scenario's
-    per-flow values. Pass the engine's actual per-flow values for a comparison: a ``{uniform = ...}`` in the
-    scenario is otherwise drawn here with numpy, which cannot reproduce the engine's draws (the result
-    says so in ``locally_drawn``).
+
+def socket_attributes(tcp: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
+    """A group's TCP settings as ns-3 socket attributes (strings as ns-3 parses them), sender and receiver."""
+    values = {
+        "SegmentSize": str(tcp["segment_size"]),
+        "InitialCwnd": str(tcp["initial_window"]),
+        # The engine's flows have no handshake. A SYN lost in ns-3 would hold its flow back by
+        # ConnTimeout (3 s by default); retrying after the minimum RTO keeps that cost to what a lost data
+        # packet costs.
+        "ConnTimeout": _nanos(tcp["min_rto_s"]),
+        "SndBufSize": str(tcp["snd_buf_bytes"]),
+        "RcvBufSize": str(tcp["rcv_buf_bytes"]),
+        "MinRto": _nanos(tcp["min_rto_s"]),
+        "ClockGranularity": _nanos(tcp["clock_granularity_s"]),
+        "ReTxThreshold": str(tcp["retx_threshold"]),
+        "LimitedTransmit": "true" if tcp["limited_transmit"] else "false",
+        "UseEcn": "On" if tcp["ecn"] else "Off",
+        "DelAckCount": str(tcp["del_ack_count"]),
+        "DelAckTimeout": _nanos(tcp["del_ack_timeout_s"]),
+    }
+    return {"sender": {k: values[k] for k in _SENDER_ATTRS},
+            "receiver": {k: values[k] for k in _RECEIVER_ATTRS}}
+
+
+def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -> Dict[str, Any]:
+    """The ns-3 configuration of a scenario, as plain numbers (SI units, bytes, packets).
+
+    ``scenario`` is a dict or a TOML path; ``resolved`` is its :func:`bufferlab.resolve` output (computed
+    here when not given). Every value comes from the resolver; the scenario as written only names fields
+    in errors. Raises :class:`BufferLabError` naming the field for what ns-3 cannot run.
     """
-    if not isinstance(scenario, dict):
-        raise BufferLabError("scenario: expected a table (dict)")
-    sec = {k: dict(scenario.get(k) or {}) for k in ("bottleneck", "flows", "tcp", "monitor")}
-    queue = dict(_DEFAULTS["queue"])
-    queue.update(sec["bottleneck"].pop("queue", None) or {})
-    bott = dict(_DEFAULTS["bottleneck"])
-    bott.update(sec["bottleneck"])
-    flows = dict(_DEFAULTS["flows"])
-    flows.update(sec["flows"])
-    tcp = dict(_DEFAULTS["tcp"])
-    tcp.update(sec["tcp"])
+    if not isinstance(scenario, (Mapping, str, Path)):
+        raise BufferLabError("scenario: expected a table (dict) or a TOML path")
+    spec = _load(scenario)
+    res = resolved if resolved is not None else resolve(scenario)
+    links_in, groups_in = res["links"], res["groups"]
+    gfields = _group_fields(spec, len(groups_in))
+    lfields = _link_fields(spec, len(links_in))
+    tables = [_group_table(spec, f) for f in gfields]
 
-    if "duration" not in scenario:
-        raise BufferLabError("duration: required")
-    duration = parse_time(scenario["duration"], "duration")
-    warmup = parse_time(scenario.get("warmup", 0.0), "warmup", allow_zero=True)
-    if duration <= 0:
-        raise BufferLabError("duration: must be > 0")
-    if not 0 <= warmup < duration:
-        raise BufferLabError("warmup: must satisfy 0 <= warmup < duration")
-    if "rate" not in bott:
-        raise BufferLabError("bottleneck.rate: required")
-    rate = parse_rate(bott["rate"], "bottleneck.rate")
-    if rate <= 0:
-        raise BufferLabError("bottleneck.rate: must be > 0")
-    bdelay = parse_time(bott["delay"], "bottleneck.delay", allow_zero=True)
-    if "count" not in flows:
-        raise BufferLabError("flows.count: required")
-    n = int(flows["count"])
-    if n < 1:
-        raise BufferLabError("flows.count: must be >= 1")
-    seed = int(scenario.get("seed", 1))
-
-    cc = str(tcp["congestion_control"]).lower()
-    if cc != "newreno":
-        raise BufferLabError(f"tcp.congestion_control: ns-3 comparison supports 'newreno', got {cc!r}")
-    if not tcp["sack"]:
-        raise BufferLabError(
-            "tcp.sack: ns-3 3.44's non-SACK NewReno path retransmits segments that were not lost; "
-            "the comparison needs sack = true"
-        )
-    if tcp.get("ecn_response", "once-per-rtt") != "once-per-rtt":
-        raise BufferLabError("tcp.ecn_response: ns-3 reduces for ECN once per window; the comparison needs "
-                             "\"once-per-rtt\"")
-    packet = parse_size(tcp["packet_size"], "tcp.packet_size")
-    header = parse_size(tcp["header_size"], "tcp.header_size", allow_zero=True)
-    ack = parse_size(tcp["ack_size"], "tcp.ack_size")
-    segment = packet - header
-    if segment <= 0:
-        raise BufferLabError("tcp.header_size: must be smaller than tcp.packet_size")
+    if res.get("udp"):
+        raise BufferLabError("udp: open-loop [[udp]] sources are not translated to ns-3")
+    if not groups_in:
+        raise BufferLabError("flows: the ns-3 comparison needs TCP flows")
+    if len(groups_in) > MAX_GROUPS or len(links_in) > MAX_LINKS:
+        raise BufferLabError(f"flows: the ns-3 translator takes at most {MAX_GROUPS} groups and "
+                             f"{MAX_LINKS} links")
+    duration, warmup = float(res["duration"]), float(res["warmup"])
     notes: List[str] = []
-    if header != NS3_TCP_IP_HEADER_BYTES:
-        notes.append(
-            f"tcp.header_size is {header} B but ns-3's IPv4+TCP header without options is 40 B: "
-            f"ns-3 data packets are {segment + NS3_TCP_IP_HEADER_BYTES} B on the wire, not {packet} B"
-        )
-    if ack != NS3_TCP_IP_HEADER_BYTES:
-        notes.append(f"tcp.ack_size is {ack} B; ns-3 ACKs are 40 B (plus SACK blocks during recovery)")
-    wire = segment + NS3_TCP_IP_HEADER_BYTES
 
-    rng = np.random.default_rng(seed)
-    locally_drawn: List[str] = []
-    per_flow = {}
-    for name, given, parse in (("rtt", rtts, parse_time), ("access_rate", access_rates, parse_rate),
-                               ("start", starts, _parse_start)):
-        if given is None:
-            per_flow[name], drawn = _per_flow(flows[name], n, parse, f"flows.{name}", rng)
-            if drawn:
-                locally_drawn.append(name)
-        else:
-            per_flow[name] = [float(x) for x in given]
-    rtt_list, acc_list, start_list = per_flow["rtt"], per_flow["access_rate"], per_flow["start"]
-    for name, lst in (("rtt", rtt_list), ("access_rate", acc_list), ("start", start_list)):
-        if len(lst) != n:
-            raise BufferLabError(f"flows.{name}: {len(lst)} values for {n} flows")
-    if "stop" in flows:
-        raise BufferLabError("flows.stop: not supported by the ns-3 translator")
-    access_delays = []
-    for i, r in enumerate(rtt_list):
-        a = r / 2.0 - bdelay
-        if a < 0:
-            raise BufferLabError(f"flows.rtt: flow {i} RTT {r}s is less than 2 x bottleneck.delay")
-        access_delays.append(a)
-    if any(a <= 0 for a in acc_list):
-        raise BufferLabError("flows.access_rate: must be > 0")
-    if any(s < 0 for s in start_list):
-        raise BufferLabError("flows.start: must be >= 0")
+    # TCP, per group.
+    tcps: List[Dict[str, Any]] = []
+    for g, grp in enumerate(groups_in):
+        field, table, t = gfields[g], tables[g], grp["tcp"]
 
-    # Queue.
-    disc = str(queue["discipline"]).lower()
-    if disc not in ("droptail", "red"):
-        raise BufferLabError(
-            f"bottleneck.queue.discipline: ns-3 has no equivalent of {disc!r}; comparison skipped"
-        )
-    qcfg: Dict[str, Any] = {"discipline": disc, "device_queue_pkts": 1}
-    if "limit_bytes" in queue:
-        lb = parse_size(queue["limit_bytes"], "bottleneck.queue.limit_bytes")
-        if lb < 2 * wire:
-            raise BufferLabError("bottleneck.queue.limit_bytes: need at least two packets for ns-3")
-        qcfg["limit_bytes"] = lb
-        # The device queue holds one (full-size) packet of the bytes waiting.
-        qcfg["ns3_max_size"] = f"{lb - wire}B"
-        notes.append(
-            "limit_bytes: the device queue's one packet is assumed full-size (ns-3 limit = bytes - 1 packet)"
-        )
-    else:
-        limit = int(queue["limit"])
-        if limit < 2:
+        def tf(key: str, _table: Dict[str, Any] = table, _field: str = field) -> str:
+            return _tcp_field(_table, _field, key)
+
+        if grp.get("arrival") is not None:
+            raise BufferLabError(f"{field}.arrival: flows arriving as a Poisson process are not translated "
+                                 "to ns-3")
+        if grp.get("size") is not None or any(f.get("size") is not None for f in grp["flows"]):
+            raise BufferLabError(f"{field}.size: finite flows are not translated to ns-3 (bulk flows only)")
+        if any(f.get("stop") is not None for f in grp["flows"]):
+            raise BufferLabError(f"{field}.stop: stop times are not translated to ns-3")
+        if len(grp["flows"]) > MAX_FLOWS_PER_GROUP:
+            raise BufferLabError(f"{field}.count: the ns-3 translator takes at most "
+                                 f"{MAX_FLOWS_PER_GROUP} flows per group")
+        cc = grp.get("congestion_control") or {}
+        kind = str(cc.get("kind", cc) if isinstance(cc, Mapping) else cc).lower()
+        if kind != "newreno" or (isinstance(cc, Mapping) and set(cc) - {"kind"}):
+            raise BufferLabError(f"{tf('congestion_control')}: the ns-3 comparison supports 'newreno', "
+                                 f"got {cc!r}")
+        if not t["sack"]:
             raise BufferLabError(
-                "bottleneck.queue.limit: ns-3 needs >= 2 (one waiting packet lives in the device queue)"
+                f"{tf('sack')}: ns-3 3.44's non-SACK NewReno path retransmits segments that were not lost; "
+                "the comparison needs sack = true"
             )
-        qcfg["limit"] = limit
-        qcfg["ns3_max_size"] = f"{limit - 1}p"
-    if disc == "red":
-        min_th = float(queue["min_th"])
-        max_th = float(queue["max_th"])
-        max_p = float(queue["max_p"])
-        if not (0 < min_th < max_th):
-            raise BufferLabError("bottleneck.queue.min_th/max_th: need 0 < min_th < max_th")
-        if not 0 < max_p <= 1:
-            raise BufferLabError("bottleneck.queue.max_p: must be in (0, 1]")
-        mean_pkt = parse_size(queue.get("mean_pktsize", packet), "bottleneck.queue.mean_pktsize")
-        qcfg.update(
-            min_th=min_th, max_th=max_th, max_p=max_p, weight=float(queue["weight"]),
-            gentle=bool(queue["gentle"]), wait=bool(queue["wait"]), ecn=bool(queue["ecn"]),
-            mean_pktsize=mean_pkt,
-            # ns-3 RED sees the queue disc only: one packet fewer than "packets waiting" when busy.
-            ns3_min_th=max(min_th - 1.0, 0.0), ns3_max_th=max_th - 1.0, ns3_linterm=1.0 / max_p,
-            ns3_use_hard_drop=True,
-        )
-        if qcfg["ecn"] and not tcp["ecn"]:
-            notes.append("RED marks but TCP ECN is off: every early action becomes a drop")
-    # Rates are scaled so a data packet (IP size `wire`) serializes in wire*8/rate despite PPP's 2 B.
-    scale = (wire + PPP_HEADER_BYTES) / wire
-    rtt_max = max(rtt_list)
+        if t.get("pacing"):
+            raise BufferLabError(f"{tf('pacing')}: paced senders are not translated to ns-3")
+        if t.get("ecn_response", "once-per-rtt") != "once-per-rtt":
+            raise BufferLabError(f"{tf('ecn_response')}: ns-3 reduces for ECN once per window; the comparison "
+                                 "needs \"once-per-rtt\"")
+        iw = float(t["initial_window"])
+        if iw != int(iw):
+            raise BufferLabError(f"{tf('initial_window')}: ns-3 takes a whole number of segments, got {iw}")
+        packet, header, ack = int(t["packet_size"]), int(t["header_size"]), int(t["ack_size"])
+        segment = int(t["payload"])
+        if header != NS3_TCP_IP_HEADER_BYTES:
+            notes.append(
+                f"{tf('header_size')} is {header} B but ns-3's IPv4+TCP header without options is 40 B: "
+                f"ns-3 data packets are {segment + NS3_TCP_IP_HEADER_BYTES} B on the wire, not {packet} B"
+            )
+        if ack != NS3_TCP_IP_HEADER_BYTES:
+            notes.append(
+                f"{tf('ack_size')} is {ack} B; ns-3 ACKs are 40 B (plus SACK blocks during recovery)"
+            )
+        if t["ssthresh_from"] != "pipe":
+            notes.append(f"{tf('ssthresh_from')}: ns-3 halves RFC 6675's pipe after a loss, the engine here "
+                         "FlightSize (set tcp.ssthresh_from = \"pipe\" to compare like with like)")
+        if t["rto_backoff"] != "new-ack":
+            notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
+                         "here at the next valid RTT sample (Karn)")
+        if float(t["max_rto"]) != 60.0:
+            notes.append(f"{tf('max_rto')}: ns-3 has no attribute for it (its cap is 60 s)")
+        if t["initial_rto"] != groups_in[0]["tcp"]["initial_rto"]:
+            raise BufferLabError(f"{tf('initial_rto')}: ns-3 sets the initial RTO estimate for every socket "
+                                 "at once; all groups need the same")
+        tcps.append({
+            "socket_type": "ns3::TcpNewReno", "recovery_type": "ns3::TcpClassicRecovery",
+            "packet_size": packet, "wire_size": segment + NS3_TCP_IP_HEADER_BYTES, "header_size": header,
+            "segment_size": segment, "initial_window": int(iw),
+            "min_rto_s": float(t["min_rto"]), "initial_rto_s": float(t["initial_rto"]),
+            "max_rto_s": float(t["max_rto"]), "clock_granularity_s": float(t["clock_granularity"]),
+            "del_ack_count": 2 if t["delayed_ack"] else 1,
+            "del_ack_timeout_s": float(t["delayed_ack_timeout"]),
+            "sack": True, "timestamps": False, "ecn": bool(t["ecn"]),
+            "retx_threshold": int(t["dupack_threshold"]),
+            "max_window": None if t["max_window"] is None else int(t["max_window"]),
+            "limited_transmit": bool(t["limited_transmit"]),
+        })
+
+    # Links and their buffers.
+    crossing = [[g for g, grp in enumerate(groups_in) if lk["name"] in grp["route"]] for lk in links_in]
+    acking = [[g for g, grp in enumerate(groups_in) if lk["name"] in grp["ack_route"]] for lk in links_in]
+    links: List[Dict[str, Any]] = []
+    for i, lk in enumerate(links_in):
+        qf = f"{lfields[i]}.queue"
+        q = lk["queue"]
+        disc = str(q["discipline"]).lower()
+        if disc not in ("droptail", "red"):
+            raise BufferLabError(f"{qf}.discipline: ns-3 has no equivalent of {disc!r}; comparison skipped")
+        wires = sorted({tcps[g]["wire_size"] for g in crossing[i]}) or [tcps[0]["wire_size"]]
+        wire = wires[-1]
+        if len(wires) > 1:
+            notes.append(f"link {lk['name']!r}: groups with data packets of {wires} B cross it; its rate is "
+                         f"scaled for {wire} B packets")
+        qcfg: Dict[str, Any] = {"discipline": disc, "device_queue_pkts": 1}
+        if q.get("limit_bytes") is not None:
+            lb = int(q["limit_bytes"])
+            if lb < 2 * wire:
+                raise BufferLabError(f"{qf}.limit_bytes: need at least two packets for ns-3")
+            qcfg["limit_bytes"] = lb
+            # The device queue holds one (full-size) packet of the bytes waiting.
+            qcfg["ns3_max_size"] = f"{lb - wire}B"
+            notes.append(f"{qf}.limit_bytes: the device queue's one packet is assumed full-size "
+                         "(ns-3 limit = bytes - 1 packet)")
+            limit_pkts = lb // wire
+        else:
+            limit = int(q["limit"])
+            if limit < 2:
+                raise BufferLabError(
+                    f"{qf}.limit: ns-3 needs >= 2 (one waiting packet lives in the device queue)"
+                )
+            qcfg["limit"] = limit
+            qcfg["ns3_max_size"] = f"{limit - 1}p"
+            limit_pkts = limit
+        if disc == "red":
+            min_th, max_th, max_p = float(q["min_th"]), float(q["max_th"]), float(q["max_p"])
+            mean_pkt = q.get("mean_pktsize")
+            if mean_pkt is None:  # the engine's default: the largest packet of the groups crossing it
+                mean_pkt = max((tcps[g]["packet_size"] for g in crossing[i]), default=1000)
+            qcfg.update(
+                min_th=min_th, max_th=max_th, max_p=max_p, weight=float(q["weight"]),
+                gentle=bool(q["gentle"]), wait=bool(q["wait"]), ecn=bool(q["ecn"]),
+                mean_pktsize=int(mean_pkt),
+                # ns-3 RED sees the queue disc only: one packet fewer than "packets waiting" when busy.
+                ns3_min_th=max(min_th - 1.0, 0.0), ns3_max_th=max_th - 1.0, ns3_linterm=1.0 / max_p,
+                ns3_use_hard_drop=True,
+            )
+            if qcfg["ecn"] and not any(tcps[g]["ecn"] for g in crossing[i]):
+                notes.append("RED marks but TCP ECN is off: every early action becomes a drop"
+                             + (f" (link {lk['name']!r})" if len(links_in) > 1 else ""))
+        scale = (wire + PPP_HEADER_BYTES) / wire
+        rate = float(lk["rate"])
+        links.append({
+            "name": lk["name"], "field": lfields[i], "rate_bps": rate, "ns3_rate_bps": rate * scale,
+            "delay_s": float(lk["delay"]), "rate_scale": scale, "limit_pkts": limit_pkts, "queue": qcfg,
+            "groups": [groups_in[g]["name"] for g in crossing[i]],
+            "ack_groups": [groups_in[g]["name"] for g in acking[i]],
+        })
+    index = {lk["name"]: i for i, lk in enumerate(links)}
+    topo = _topology(res, gfields)
+    for lk, (a, b) in zip(links, topo["ends"]):
+        lk["from_router"], lk["to_router"] = a, b
+
+    # Flows, the handshake offset, send buffers.
+    rtt_max = max(f["rtt"] for grp in groups_in for f in grp["flows"])
     t0 = math.ceil(rtt_max * 1000.0) / 1000.0 + 0.001
-    bdp_pkts = [rate * r / 8.0 / wire for r in rtt_list]
-    limit_pkts = qcfg.get("limit", (qcfg.get("limit_bytes", 0) // wire))
-    if "max_window" in tcp:
-        wmax = int(tcp["max_window"])
-        sndbuf = rcvbuf = wmax * segment
-        notes.append("max_window: ns-3 enforces it through the send and receive buffer sizes (bytes)")
-    else:
-        wmax = None
-        # ns-3 needs a finite send buffer (it holds sent and unsent data) and a flow that fills it stops
-        # growing, which the engine's flows never do. Size it far above any window a flow can reach: the
-        # whole path (BDP + buffer) twice over, capped at 32 fair shares (memory with 1,000 flows), and
-        # at least 64 packets. A smaller cap (8 shares) let a flow that happened to see no loss sit at
-        # the cap for the whole run with ten times its fair share.
-        path = max(bdp_pkts) + limit_pkts
-        share = path / n
-        sndbuf = int(max(64.0, min(2.5 * path, 32.0 * share) + 4 * int(tcp["initial_window"])) * segment)
-        rcvbuf = 1 << 30
-    monitor = sec["monitor"]
-    sample = monitor.get("sample_interval")
-    cfg = {
-        "name": scenario.get("name", ""),
-        "seed": seed,
+    groups: List[Dict[str, Any]] = []
+    first = 0
+    for g, grp in enumerate(groups_in):
+        tcp, fl = tcps[g], grp["flows"]
+        route = [index[n] for n in grp["route"]]
+        rtt = [float(f["rtt"]) for f in fl]
+        start = [float(f["start"]) for f in fl]
+        acc = [float(f["access_rate"]) for f in fl]
+        adel = [float(f["access_delay"]) for f in fl]
+        scale = (tcp["wire_size"] + PPP_HEADER_BYTES) / tcp["wire_size"]
+        if tcp["max_window"] is not None:
+            tcp["snd_buf_bytes"] = tcp["rcv_buf_bytes"] = tcp["max_window"] * tcp["segment_size"]
+            notes.append("max_window: ns-3 enforces it through the send and receive buffer sizes (bytes)")
+        else:
+            # ns-3 needs a finite send buffer (it holds sent and unsent data) and a flow that fills it stops
+            # growing, which the engine's flows never do. Size it far above any window a flow can reach:
+            # the whole path (BDP at the slowest link + the buffers on the route) twice over, capped at 32
+            # fair shares of the slowest link (memory with 1,000 flows), and at least 64 packets. A smaller
+            # cap (8 shares) let a flow that happened to see no loss sit at the cap for the whole run with
+            # ten times its fair share.
+            slowest = min(route, key=lambda i: links[i]["rate_bps"])
+            bdp = max(links[slowest]["rate_bps"] * r / 8.0 / tcp["wire_size"] for r in rtt)
+            path = bdp + sum(links[i]["limit_pkts"] for i in route)
+            sharing = sum(len(groups_in[h]["flows"]) for h in crossing[slowest])
+            share = path / sharing
+            tcp["snd_buf_bytes"] = int(
+                max(64.0, min(2.5 * path, 32.0 * share) + 4 * tcp["initial_window"]) * tcp["segment_size"]
+            )
+            tcp["rcv_buf_bytes"] = 1 << 30
+        groups.append({
+            "name": grp["name"], "field": gfields[g], "route": list(grp["route"]),
+            "ack_route": list(grp["ack_route"]), **topo["groups"][g],
+            "tcp": tcp,
+            "flows": {
+                "count": len(fl), "first": first, "rtt_s": rtt, "start_s": start, "access_rate_bps": acc,
+                "ns3_access_rate_bps": [a * scale for a in acc], "access_delay_s": adel,
+                "ns3_app_start_s": [t0 + s - r for s, r in zip(start, rtt)],
+            },
+        })
+        first += len(fl)
+    # The first group's TCP is ns-3's default; other groups set what differs on their own sockets.
+    base = socket_attributes(tcps[0])
+    for grp in groups:
+        own = socket_attributes(grp["tcp"])
+        grp["socket_attributes"] = {
+            side: {k: v for k, v in own[side].items() if v != base[side][k]} for side in own
+        }
+    sample = res.get("monitor", {}).get("sample_interval")
+    seen = set()
+    notes = [n for n in notes if not (n in seen or seen.add(n))]
+    return {
+        "name": res.get("name") or spec.get("name", ""),
+        "seed": int(res["seed"]),
         "duration_s": duration,
         "warmup_s": warmup,
         "t0_s": t0,
         "stop_s": t0 + duration,
-        "bottleneck": {
-            "rate_bps": rate, "ns3_rate_bps": rate * scale, "delay_s": bdelay, "queue": qcfg,
-        },
-        "flows": {
-            "count": n, "rtt_s": rtt_list, "start_s": start_list, "access_rate_bps": acc_list,
-            "ns3_access_rate_bps": [a * scale for a in acc_list], "access_delay_s": access_delays,
-            "ns3_app_start_s": [t0 + s - r for s, r in zip(start_list, rtt_list)],
-            "locally_drawn": locally_drawn,
-        },
-        "tcp": {
-            "socket_type": "ns3::TcpNewReno", "recovery_type": "ns3::TcpClassicRecovery",
-            "packet_size": packet, "wire_size": wire, "header_size": header, "segment_size": segment,
-            "initial_window": int(tcp["initial_window"]),
-            "min_rto_s": parse_time(tcp["min_rto"], "tcp.min_rto"),
-            "initial_rto_s": parse_time(tcp["initial_rto"], "tcp.initial_rto"),
-            "max_rto_s": parse_time(tcp["max_rto"], "tcp.max_rto"),
-            "clock_granularity_s": parse_time(
-                tcp["clock_granularity"], "tcp.clock_granularity", allow_zero=True
-            ),
-            "del_ack_count": 2 if tcp["delayed_ack"] else 1,
-            "del_ack_timeout_s": parse_time(tcp["delayed_ack_timeout"], "tcp.delayed_ack_timeout"),
-            "sack": True, "timestamps": False, "ecn": bool(tcp["ecn"]),
-            "retx_threshold": int(tcp["dupack_threshold"]), "max_window": wmax,
-            "limited_transmit": bool(tcp["limited_transmit"]),
-            "snd_buf_bytes": sndbuf, "rcv_buf_bytes": rcvbuf,
-        },
-        "monitor": {
-            "sample_interval_s": (
-                parse_time(sample, "monitor.sample_interval") if sample is not None else None
-            ),
-        },
-        "link_rate_scale": scale,
+        "routers": topo["routers"],
+        "links": links,
+        "groups": groups,
+        "flows_total": first,
+        "routes": topo["routes"],
+        "tcp": tcps[0],
+        "monitor": {"sample_interval_s": None if sample is None else float(sample)},
         "notes": notes,
     }
-    if tcp["ssthresh_from"] != "pipe":
-        notes.append("tcp.ssthresh_from: ns-3 halves RFC 6675's pipe after a loss, the engine here "
-                     "FlightSize (set tcp.ssthresh_from = \"pipe\" to compare like with like)")
-    if tcp["rto_backoff"] != "new-ack":
-        notes.append("tcp.rto_backoff: ns-3 drops the timer's backoff at any new ACK, the engine here at the "
-                     "next valid RTT sample (Karn)")
-    if cfg["tcp"]["max_rto_s"] != 60.0:
-        notes.append("tcp.max_rto: ns-3 has no attribute for it (its cap is 60 s)")
-    return cfg
 
 
 # --------------------------------------------------------------------------------------------------
@@ -322,11 +504,12 @@ def translate(
 _MONITOR_CPP = r"""
 #include <unordered_map>
 #include <vector>
+#include <list>
 #include <cstring>
 namespace bufferlab_ns3 {
 using namespace ns3;
 
-// Streams the bottleneck's statistics from trace sources, without scheduling events of its own.
+// Streams one link's statistics from trace sources, without scheduling events of its own.
 struct Monitor {
   int64_t t0_ns = 0, warm_ns = 0, end_ns = 0, sample_ns = 0, next_sample_ns = 0, last_ns = 0;
   uint32_t q_disc = 0, q_dev = 0;
@@ -407,26 +590,177 @@ void Attach(Monitor* m, Ptr<QueueDisc> qd, Ptr<PointToPointNetDevice> dev) {
   dev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&Monitor::TxEnd, m));
 }
 
+typedef std::vector<std::pair<std::string, std::string>> Attributes;
+
+void Apply(Ptr<Socket> s, const Attributes& attrs) {
+  for (auto& kv : attrs) s->SetAttribute(kv.first, StringValue(kv.second));
+}
+
+// A bulk TCP sender: BulkSendApplication's sequence of socket calls (unlimited bytes), with the group's
+// own socket attributes set before the socket connects.
+class Sender : public Application {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("bufferlab::Sender").SetParent<Application>().SetGroupName("BufferLab");
+    return tid;
+  }
+  Address peer;
+  uint32_t send_size = 536;
+  Attributes attrs;
+  Ptr<Socket> socket;
+  bool connected = false;
+  Ptr<Packet> unsent;
+  // Over the whole run: entries into loss recovery after a timeout (CA_LOSS) and into fast recovery
+  // (CA_RECOVERY), and retransmitted segments.
+  uint64_t timeouts = 0, fast_recoveries = 0, retransmits = 0;
+
+ private:
+  void CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+    if (now == TcpSocketState::CA_LOSS) timeouts++;
+    else if (now == TcpSocketState::CA_RECOVERY) fast_recoveries++;
+  }
+  void Retransmitted(Ptr<const Packet>, const TcpHeader&, const Address&, const Address&,
+                     Ptr<const TcpSocketBase>) { retransmits++; }
+  void StartApplication() override {
+    if (!socket) {
+      socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+      Apply(socket, attrs);
+      if (socket->Bind() == -1) NS_FATAL_ERROR("Failed to bind socket");
+      socket->SetIpTos(0);
+      socket->Connect(peer);
+      socket->ShutdownRecv();
+      socket->SetConnectCallback(MakeCallback(&Sender::Connected, this), MakeCallback(&Sender::Failed, this));
+      socket->SetSendCallback(MakeCallback(&Sender::DataSend, this));
+      socket->TraceConnectWithoutContext("CongState", MakeCallback(&Sender::CongState, this));
+      socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&Sender::Retransmitted, this));
+    }
+    if (connected) SendData();
+  }
+  void StopApplication() override {
+    if (socket) { socket->Close(); connected = false; }
+  }
+  void SendData() {
+    while (true) {
+      Ptr<Packet> packet = unsent ? unsent : Create<Packet>(send_size);
+      uint32_t size = packet->GetSize();
+      int actual = socket->Send(packet);
+      if (actual >= 0 && uint32_t(actual) == size) {
+        unsent = nullptr;
+      } else if (actual == -1) {
+        unsent = packet;  // the send buffer is full; DataSend resumes
+        break;
+      } else if (actual > 0) {
+        unsent = packet->CreateFragment(actual, size - uint32_t(actual));
+        break;
+      } else {
+        NS_FATAL_ERROR("Unexpected return value from Socket::Send");
+      }
+    }
+  }
+  void Connected(Ptr<Socket>) { connected = true; SendData(); }
+  void Failed(Ptr<Socket>) {}
+  void DataSend(Ptr<Socket>, uint32_t) { if (connected) SendData(); }
+};
+
+// A TCP sink: PacketSink's sequence of socket calls, with the group's socket attributes set on the
+// listening socket, which every accepted socket copies (TcpSocketBase's fork).
+class Sink : public Application {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("bufferlab::Sink").SetParent<Application>().SetGroupName("BufferLab");
+    return tid;
+  }
+  uint16_t port = 0;
+  Attributes attrs;
+  Ptr<Socket> listener;
+  std::list<Ptr<Socket>> accepted;
+  uint64_t total_rx = 0;
+  uint64_t GetTotalRx() const { return total_rx; }
+
+ private:
+  void StartApplication() override {
+    if (!listener) {
+      listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+      Apply(listener, attrs);
+      if (listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) == -1)
+        NS_FATAL_ERROR("Failed to bind socket");
+      listener->Listen();
+      listener->ShutdownSend();
+      listener->SetRecvCallback(MakeCallback(&Sink::HandleRead, this));
+      listener->SetRecvPktInfo(true);
+      listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                  MakeCallback(&Sink::HandleAccept, this));
+    }
+  }
+  void StopApplication() override {
+    for (auto& s : accepted) s->Close();
+    accepted.clear();
+    if (listener) listener->Close();
+  }
+  void HandleRead(Ptr<Socket> s) {
+    Address from;
+    while (Ptr<Packet> p = s->RecvFrom(from)) {
+      if (p->GetSize() == 0) break;
+      total_rx += p->GetSize();
+    }
+  }
+  void HandleAccept(Ptr<Socket> s, const Address&) {
+    s->SetRecvCallback(MakeCallback(&Sink::HandleRead, this));
+    accepted.push_back(s);
+  }
+};
+
+Ptr<Sender> AddSender(Ptr<Node> node, Ipv4Address dst, uint16_t port, uint32_t send_size, double start_s) {
+  Ptr<Sender> app = CreateObject<Sender>();
+  app->peer = InetSocketAddress(dst, port);
+  app->send_size = send_size;
+  node->AddApplication(app);
+  app->SetStartTime(Seconds(start_s));
+  return app;
+}
+Ptr<Sink> AddSink(Ptr<Node> node, uint16_t port) {
+  Ptr<Sink> app = CreateObject<Sink>();
+  app->port = port;
+  node->AddApplication(app);
+  app->SetStartTime(Seconds(0.0));
+  return app;
+}
+void SetAttr(Attributes& attrs, std::string name, std::string value) { attrs.emplace_back(name, value); }
+
 struct Snapshot {
-  std::vector<Ptr<PacketSink>> sinks;
+  std::vector<Ptr<Sink>> sinks;
   std::vector<uint64_t> at_warmup;
   void Take() { at_warmup.clear(); for (auto& s : sinks) at_warmup.push_back(s->GetTotalRx()); }
 };
 void ScheduleSnapshot(Snapshot* s, double at_s) { Simulator::Schedule(Seconds(at_s), &Snapshot::Take, s); }
-void AddSink(Snapshot* s, Ptr<Application> app) { s->sinks.push_back(DynamicCast<PacketSink>(app)); }
 Ptr<PointToPointNetDevice> AsP2P(Ptr<NetDevice> d) { return DynamicCast<PointToPointNetDevice>(d); }
+// TcpSocketBase's UseEcn attribute has no getter: read the socket state's field.
+struct EcnPeek : public TcpSocketBase {
+  static std::string Get(Ptr<TcpSocketBase> s) {
+    switch ((PeekPointer(s)->*(&EcnPeek::m_tcb))->m_useEcn) {
+      case TcpSocketState::On: return "On";
+      case TcpSocketState::Off: return "Off";
+      default: return "AcceptOnly";
+    }
+  }
+};
 std::string GetAttr(Ptr<Object> o, std::string name) {
   TypeId::AttributeInformation info;
-  if (!o->GetInstanceTypeId().LookupAttributeByName(name, &info)) return "?";
+  if (!o || !o->GetInstanceTypeId().LookupAttributeByName(name, &info)) return "?";
+  Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(o);
+  if (tcp && name == "UseEcn") return EcnPeek::Get(tcp);
+  if (!(info.flags & TypeId::ATTR_GET) || !info.accessor->HasGetter()) return "?";
   Ptr<AttributeValue> v = info.checker->Create();
   o->GetAttribute(name, *v);
   return v->SerializeToString(info.checker);
 }
+Ptr<Object> SenderSocket(Ptr<Sender> s) { return s->socket; }
+Ptr<Object> SinkSocket(Ptr<Sink> s) { return s->listener; }
 // RED's random variable gets a fixed stream: ns-3 numbers streams of random variables automatically
 // from a process-wide counter, so a second simulation in the same process would draw from another one.
-void FixStreams(Ptr<QueueDisc> qd) {
+void FixStreams(Ptr<QueueDisc> qd, int64_t stream) {
   Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(qd);
-  if (red) red->AssignStreams(0);
+  if (red) red->AssignStreams(stream);
 }
 int CountRootQdiscs(NetDeviceContainer devs) {
   int c = 0;
@@ -483,33 +817,33 @@ def _time_weighted_quantile(hist: Sequence[float], q: float) -> float:
     return float(len(hist) - 1)
 
 
-def run_ns3(
-    scenario: Dict[str, Any],
-    *,
-    rtts: Sequence[float] | None = None,
-    starts: Sequence[float] | None = None,
-    access_rates: Sequence[float] | None = None,
-) -> Dict[str, Any]:
+def _jain(values: Sequence[float]) -> float:
+    x = np.asarray(values, dtype=float)
+    sq = float((x**2).sum())
+    return float(x.sum() ** 2 / (len(x) * sq)) if sq > 0 else 0.0
+
+
+def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -> Dict[str, Any]:
     """Run ``scenario`` in ns-3 in this process; the summary dict of ``docs/scenario.md`` keys.
 
-    Extra keys: ``wall_s`` (Simulator::Run wall time), ``cpu_s`` (its process CPU time; the honest
-    number on a loaded machine), ``setup_s``, ``events``
-    (Simulator::GetEventCount), ``bottleneck_packets`` (whole run), ``flows`` (per-flow dicts with
-    ``goodput_bps``, payload bytes delivered in the window), ``queue_series`` (``time_s``/``queue_pkts``
-    lists, when monitor.sample_interval is set), ``ns3_config`` (the translated configuration and the RED
-    parameters read back from the installed queue disc).
+    The summary's link metrics are the first link's, as in the engine. Extra keys: ``ports`` (one dict per
+    link: utilization, loss and mark rates, queue and delay statistics), ``groups`` (one per group:
+    ``goodput_bps``, ``jain_index``), ``wall_s`` (Simulator::Run wall time), ``cpu_s`` (its process CPU
+    time; the honest number on a loaded machine), ``setup_s``, ``events`` (Simulator::GetEventCount),
+    ``bottleneck_packets`` (first link, whole run), ``flows`` (per-flow dicts with ``goodput_bps``, payload
+    bytes delivered in the window), ``queue_series`` (first link's ``time_s``/``queue_pkts`` lists, when
+    monitor.sample_interval is set), ``ns3_config`` (the translated configuration and what was read back
+    from the installed queue discs and sockets).
     """
-    cfg = translate(scenario, rtts=rtts, starts=starts, access_rates=access_rates)
+    cfg = translate(scenario, resolved=resolved)
     ns = _load_ns3()
     import cppyy  # noqa: PLC0415
 
     bl = cppyy.gbl.bufferlab_ns3
     t_setup = time.perf_counter()
     tcp = cfg["tcp"]
-    b = cfg["bottleneck"]
-    q = b["queue"]
-    fl = cfg["flows"]
-    n = fl["count"]
+    links, groups = cfg["links"], cfg["groups"]
+    n = cfg["flows_total"]
 
     ns.Config.Reset()
     ns.RngSeedManager.SetSeed(max(1, cfg["seed"] & 0xFFFFFFFF))
@@ -537,103 +871,126 @@ def run_ns3(
     sd("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(tcp["initial_rto_s"])))
     sd("ns3::Ipv4::StrongEndSystemModel", ns.BooleanValue(True))
 
-    router = ns.NodeContainer()
-    router.Create(1)
-    receiver = ns.NodeContainer()
-    receiver.Create(1)
+    routers = ns.NodeContainer()
+    routers.Create(cfg["routers"])
     senders = ns.NodeContainer()
     senders.Create(n)
     stack = ns.InternetStackHelper()
-    stack.Install(router)
-    stack.Install(receiver)
+    for r in range(cfg["routers"]):
+        stack.Install(routers.Get(r))
     stack.Install(senders)
 
-    big_queue = ns.StringValue("100000p")
-    p2p = ns.PointToPointHelper()
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue("1p"))
-    p2p.SetDeviceAttribute("DataRate", ns.DataRateValue(ns.DataRate(int(round(b["ns3_rate_bps"])))))
-    p2p.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(b["delay_s"])))
-    bdevs = p2p.Install(router.Get(0), receiver.Get(0))
-    bottleneck_dev = bl.AsP2P(bdevs.Get(0))
-    rx_dev = bl.AsP2P(bdevs.Get(1))
-    rx_dev.GetQueue().SetAttribute("MaxSize", big_queue)
-
-    tch = ns.TrafficControlHelper()
-    disc_type = "ns3::FifoQueueDisc" if q["discipline"] == "droptail" else "ns3::RedQueueDisc"
-    disc_args: List[Any] = []
-    for name, value in queue_disc_attributes(cfg).items():
-        disc_args += [name, _ns_value(ns, value)]
-    if q["discipline"] == "red":
-        disc_args += ["LinkDelay", ns.TimeValue(ns.Seconds(b["delay_s"]))]
-    tch.SetRootQueueDisc(disc_type, *disc_args)
-    qdiscs = tch.Install(bdevs.Get(0))
-    qdisc = qdiscs.Get(0)
-    bl.FixStreams(qdisc)
-
+    big_queue = ns.StringValue(BIG_DEVICE_QUEUE)
+    other_devs = ns.NetDeviceContainer()
+    # Links: one point-to-point channel each, from its tail router to its head router. The forward device
+    # holds one packet and the link's queue disc; the reverse direction carries only uncongested ACKs.
     addr = ns.Ipv4AddressHelper()
     addr.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.252"))
-    b_ifaces = addr.Assign(bdevs)
-    rx_ip = b_ifaces.GetAddress(1)
-    router_b_ip = b_ifaces.GetAddress(0)
-    addr.SetBase(ns.Ipv4Address("10.1.0.0"), ns.Ipv4Mask("255.255.255.252"))
+    link_devs, link_ips, qdiscs = [], [], []
+    for k, lk in enumerate(links):
+        q = lk["queue"]
+        p2p = ns.PointToPointHelper()
+        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue(f"{q['device_queue_pkts']}p"))
+        p2p.SetDeviceAttribute("DataRate", ns.DataRateValue(ns.DataRate(int(round(lk["ns3_rate_bps"])))))
+        p2p.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(lk["delay_s"])))
+        devs = p2p.Install(routers.Get(lk["from_router"]), routers.Get(lk["to_router"]))
+        bl.AsP2P(devs.Get(1)).GetQueue().SetAttribute("MaxSize", big_queue)
+        tch = ns.TrafficControlHelper()
+        disc_type = "ns3::FifoQueueDisc" if q["discipline"] == "droptail" else "ns3::RedQueueDisc"
+        disc_args: List[Any] = []
+        for name, value in queue_disc_attributes(cfg, k).items():
+            disc_args += [name, _ns_value(ns, value)]
+        if q["discipline"] == "red":
+            disc_args += ["LinkDelay", ns.TimeValue(ns.Seconds(lk["delay_s"]))]
+        tch.SetRootQueueDisc(disc_type, *disc_args)
+        qdisc = tch.Install(devs.Get(0)).Get(0)
+        bl.FixStreams(qdisc, k)
+        ifc = addr.Assign(devs)
+        addr.NewNetwork()
+        other_devs.Add(devs.Get(1))
+        link_devs.append(devs)
+        link_ips.append((ifc.GetAddress(0), ifc.GetAddress(1)))
+        qdiscs.append(qdisc)
 
-    other_devs = ns.NetDeviceContainer()
-    other_devs.Add(bdevs.Get(1))
+    # Access links: group g's senders in 10.(1+g).0.0/16, attached to the router where its route starts.
     static = ns.Ipv4StaticRoutingHelper()
     acc = ns.PointToPointHelper()
     acc.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", big_queue)
-    for i in range(n):
-        acc_rate = ns.DataRate(int(round(fl["ns3_access_rate_bps"][i])))
-        acc.SetDeviceAttribute("DataRate", ns.DataRateValue(acc_rate))
-        acc.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(fl["access_delay_s"][i])))
-        d = acc.Install(senders.Get(i), router.Get(0))
-        other_devs.Add(d)
-        ifc = addr.Assign(d)
-        addr.NewNetwork()
-        srt = static.GetStaticRouting(senders.Get(i).GetObject[ns.Ipv4]())
-        srt.SetDefaultRoute(ifc.GetAddress(1), 1)
-    rrt = static.GetStaticRouting(receiver.Get(0).GetObject[ns.Ipv4]())
-    rrt.SetDefaultRoute(router_b_ip, 1)
+    for g, grp in enumerate(groups):
+        fl = grp["flows"]
+        addr.SetBase(ns.Ipv4Address(f"10.{1 + g}.0.0"), ns.Ipv4Mask("255.255.255.252"))
+        for j in range(fl["count"]):
+            i = fl["first"] + j
+            acc_rate = ns.DataRate(int(round(fl["ns3_access_rate_bps"][j])))
+            acc.SetDeviceAttribute("DataRate", ns.DataRateValue(acc_rate))
+            acc.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(fl["access_delay_s"][j])))
+            d = acc.Install(senders.Get(i), routers.Get(grp["start_router"]))
+            other_devs.Add(d)
+            ifc = addr.Assign(d)
+            addr.NewNetwork()
+            srt = static.GetStaticRouting(senders.Get(i).GetObject[ns.Ipv4]())
+            srt.SetDefaultRoute(ifc.GetAddress(1), 1)
+    # Routers: each group's data towards its receiver and ACKs towards its senders, link by link.
+    for rt in cfg["routes"]:
+        k, g = rt["link"], rt["group"]
+        router = routers.Get(rt["router"])
+        ipv4 = router.GetObject[ns.Ipv4]()
+        fwd = rt["direction"] == "forward"
+        dev = link_devs[k].Get(0 if fwd else 1)
+        via = link_ips[k][1 if fwd else 0]
+        iface = ipv4.GetInterfaceForDevice(dev)
+        srt = static.GetStaticRouting(ipv4)
+        if rt["to"] == "receiver":
+            last = links.index(next(lk for lk in links if lk["name"] == groups[g]["route"][-1]))
+            srt.AddHostRouteTo(link_ips[last][1], via, iface)
+        else:
+            srt.AddNetworkRouteTo(ns.Ipv4Address(f"10.{1 + g}.0.0"), ns.Ipv4Mask("255.255.0.0"), via, iface)
     ns.TrafficControlHelper().Uninstall(other_devs)
 
     snap = bl.Snapshot()
     base_port = 5000
-    for i in range(n):
-        sink = ns.PacketSinkHelper(
-            "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), base_port + i).ConvertTo()
-        )
-        apps = sink.Install(receiver.Get(0))
-        apps.Start(ns.Seconds(0.0))
-        bl.AddSink(snap, apps.Get(0))
-        src = ns.BulkSendApplicationHelper(
-            "ns3::TcpSocketFactory", ns.InetSocketAddress(rx_ip, base_port + i).ConvertTo()
-        ) if hasattr(ns, "BulkSendApplicationHelper") else ns.BulkSendHelper(
-            "ns3::TcpSocketFactory", ns.InetSocketAddress(rx_ip, base_port + i).ConvertTo()
-        )
-        src.SetAttribute("SendSize", ns.UintegerValue(tcp["segment_size"]))
-        src.SetAttribute("MaxBytes", ns.UintegerValue(0))
-        sapps = src.Install(senders.Get(i))
-        sapps.Start(ns.Seconds(fl["ns3_app_start_s"][i]))
+    sender_apps, sink_apps = [], []
+    for grp in groups:
+        fl = grp["flows"]
+        last = links.index(next(lk for lk in links if lk["name"] == grp["route"][-1]))
+        rx_ip = link_ips[last][1]
+        rx_node = routers.Get(grp["end_router"])
+        attrs = grp["socket_attributes"]
+        for j in range(fl["count"]):
+            i = fl["first"] + j
+            sink = bl.AddSink(rx_node, base_port + i)
+            for name, value in attrs["receiver"].items():
+                bl.SetAttr(sink.attrs, name, value)
+            snap.sinks.push_back(sink)
+            src = bl.AddSender(senders.Get(i), rx_ip, base_port + i, grp["tcp"]["segment_size"],
+                               fl["ns3_app_start_s"][j])
+            for name, value in attrs["sender"].items():
+                bl.SetAttr(src.attrs, name, value)
+            sender_apps.append(src)
+            sink_apps.append(sink)
 
-    mon = bl.Monitor()
     ns_per_s = 1_000_000_000
-    mon.t0_ns = int(round(cfg["t0_s"] * ns_per_s))
-    mon.warm_ns = int(round((cfg["t0_s"] + cfg["warmup_s"]) * ns_per_s))
-    mon.end_ns = int(round(cfg["stop_s"] * ns_per_s))
     si = cfg["monitor"]["sample_interval_s"]
-    if si:
-        mon.sample_ns = int(round(si * ns_per_s))
-        mon.next_sample_ns = mon.t0_ns
-    bl.Attach(mon, qdisc, bottleneck_dev)
+    monitors = []
+    for k in range(len(links)):
+        mon = bl.Monitor()
+        mon.t0_ns = int(round(cfg["t0_s"] * ns_per_s))
+        mon.warm_ns = int(round((cfg["t0_s"] + cfg["warmup_s"]) * ns_per_s))
+        mon.end_ns = int(round(cfg["stop_s"] * ns_per_s))
+        if si and k == 0:
+            mon.sample_ns = int(round(si * ns_per_s))
+            mon.next_sample_ns = mon.t0_ns
+        bl.Attach(mon, qdiscs[k], bl.AsP2P(link_devs[k].Get(0)))
+        monitors.append(mon)
     bl.ScheduleSnapshot(snap, cfg["t0_s"] + cfg["warmup_s"])
 
-    informational = ("LinkDelay", "Ns1Compat") if q["discipline"] == "red" else ()
-    read_back: Dict[str, Any] = {
-        name: _attr(ns, qdisc, name) for name in (*queue_disc_attributes(cfg), *informational)
-    }
-    read_back["device_queue"] = _attr(ns, bottleneck_dev.GetQueue(), "MaxSize")
-    read_back["root_queue_discs_elsewhere"] = _count_root_qdiscs(ns, other_devs)
-
+    read_back: Dict[str, Any] = {"links": {}}
+    for k, lk in enumerate(links):
+        informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] == "red" else ()
+        rb = {name: _attr(qdiscs[k], name) for name in (*queue_disc_attributes(cfg, k), *informational)}
+        rb["device_queue"] = _attr(bl.AsP2P(link_devs[k].Get(0)).GetQueue(), "MaxSize")
+        read_back["links"][lk["name"]] = rb
+    read_back["root_queue_discs_elsewhere"] = _count_root_qdiscs(other_devs)
     check_read_back(cfg, read_back)
 
     ns.Simulator.Stop(ns.Seconds(cfg["stop_s"]))
@@ -642,34 +999,91 @@ def run_ns3(
     ns.Simulator.Run()
     wall = time.perf_counter() - t_run
     cpu = time.process_time() - c_run
-    mon.Finish()
+    for mon in monitors:
+        mon.Finish()
     events = int(ns.Simulator.GetEventCount())
 
+    # The sockets as they ran: every group's first sender and receiver.
+    read_back["groups"] = {}
+    for grp in groups:
+        i = grp["flows"]["first"]
+        own = socket_attributes(grp["tcp"])
+        read_back["groups"][grp["name"]] = {
+            "sender": {a: _attr(bl.SenderSocket(sender_apps[i]), a) for a in own["sender"]},
+            "receiver": {a: _attr(bl.SinkSocket(sink_apps[i]), a) for a in own["receiver"]},
+        }
+    check_socket_read_back(cfg, read_back["groups"])
+
     window = cfg["duration_s"] - cfg["warmup_s"]
+    at_warm = list(snap.at_warmup) or [0] * n
+    goodputs = [(int(snap.sinks[i].GetTotalRx()) - int(at_warm[i])) * 8.0 / window for i in range(n)]
+    ports = [_port_result(lk, monitors[k], window) for k, lk in enumerate(links)]
+    first = ports[0]
+    group_rows = []
+    for grp in groups:
+        fl = grp["flows"]
+        gp = goodputs[fl["first"]:fl["first"] + fl["count"]]
+        apps = sender_apps[fl["first"]:fl["first"] + fl["count"]]
+        group_rows.append({"name": grp["name"], "flows": fl["count"], "goodput_bps": float(sum(gp)),
+                           "jain_index": _jain(gp), **_sender_counts(apps)})
+    flows = []
+    for g, grp in enumerate(groups):
+        fl = grp["flows"]
+        for j in range(fl["count"]):
+            i = fl["first"] + j
+            flows.append({"flow": i, "group": g, "rtt_s": fl["rtt_s"][j], "start_s": fl["start_s"][j],
+                          "goodput_bps": goodputs[i], **_sender_counts(sender_apps[i:i + 1])})
+    result: Dict[str, Any] = {
+        "name": cfg["name"],
+        "simulator": "ns-3 3.44",
+        **{k: v for k, v in first.items() if k not in ("name", "rate_bps", "delay_s")},
+        "goodput_bps": float(sum(goodputs)),
+        "jain_index": _jain(goodputs),
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "setup_s": setup_s,
+        "events": events,
+        "bottleneck_packets": int(monitors[0].tx_total),
+        "ports": ports,
+        "groups": group_rows,
+        "flows": flows,
+        "ns3_config": {**cfg, "read_back": read_back},
+    }
+    if si:
+        mon = monitors[0]
+        result["queue_series"] = {"time_s": list(mon.series_t), "queue_pkts": [int(x) for x in mon.series_q]}
+    for lk, mon in zip(links, monitors):
+        if int(mon.drops_other):
+            cfg["notes"].append(
+                f"link {lk['name']!r}: {int(mon.drops_other)} drops with an unexpected reason"
+            )
+    ns.Simulator.Destroy()
+    return result
+
+
+def _sender_counts(apps: Sequence[Any]) -> Dict[str, int]:
+    """Whole-run sender counters: timeouts (entries into CA_LOSS), fast recoveries, retransmissions."""
+    return {"timeouts": sum(int(a.timeouts) for a in apps),
+            "fast_recoveries": sum(int(a.fast_recoveries) for a in apps),
+            "retransmits": sum(int(a.retransmits) for a in apps)}
+
+
+def _port_result(link: Dict[str, Any], mon: Any, window: float) -> Dict[str, Any]:
+    """One link's row, as the engine's ``Results.ports``."""
     hist = list(mon.hist_ns)
     tot = float(sum(hist))
-    qmean = sum(k * w for k, w in enumerate(hist)) / tot if tot > 0 else 0.0
-    at_warm = list(snap.at_warmup) or [0] * n
-    goodputs = []
-    for i in range(n):
-        total_rx = int(snap.sinks[i].GetTotalRx())
-        goodputs.append((total_rx - int(at_warm[i])) * 8.0 / window)
     arrivals = int(mon.arrivals)
     drops = int(mon.drops_overflow + mon.drops_early + mon.drops_forced + mon.drops_other)
     marks = int(mon.marks)
     # Bytes on the wire less PPP's 2-byte header = IP bytes, what the contract's rate counts.
     ip_bytes = int(mon.tx_bytes) - PPP_HEADER_BYTES * int(mon.departures)
-    delays = np.frombuffer(bytes(0), dtype=np.float32)
-    if int(mon.delay_n):
-        delays = np.array(list(mon.delays), dtype=np.float64)
-    gp = np.asarray(goodputs)
-    jain = float(gp.sum() ** 2 / (n * (gp**2).sum())) if (gp**2).sum() > 0 else 0.0
-    result: Dict[str, Any] = {
-        "name": cfg["name"],
-        "simulator": "ns-3 3.44",
-        "utilization": ip_bytes * 8.0 / (b["rate_bps"] * window),
+    delays = np.array(list(mon.delays), dtype=np.float64) if int(mon.delay_n) else np.zeros(0)
+    return {
+        "name": link["name"],
+        "rate_bps": link["rate_bps"],
+        "delay_s": link["delay_s"],
+        "utilization": ip_bytes * 8.0 / (link["rate_bps"] * window),
         "throughput_bps": ip_bytes * 8.0 / window,
-        "goodput_bps": float(gp.sum()),
         "arrivals": arrivals,
         "departures": int(mon.departures),
         "drops_overflow": int(mon.drops_overflow),
@@ -679,7 +1093,7 @@ def run_ns3(
         "marks": marks,
         "loss_rate": drops / arrivals if arrivals else 0.0,
         "mark_rate": marks / arrivals if arrivals else 0.0,
-        "queue_mean_pkts": qmean,
+        "queue_mean_pkts": sum(k * w for k, w in enumerate(hist)) / tot if tot > 0 else 0.0,
         "queue_p50_pkts": _time_weighted_quantile(hist, 0.50),
         "queue_p90_pkts": _time_weighted_quantile(hist, 0.90),
         "queue_p99_pkts": _time_weighted_quantile(hist, 0.99),
@@ -689,40 +1103,24 @@ def run_ns3(
         "delay_p50_s": float(np.percentile(delays, 50)) if delays.size else 0.0,
         "delay_p90_s": float(np.percentile(delays, 90)) if delays.size else 0.0,
         "delay_p99_s": float(np.percentile(delays, 99)) if delays.size else 0.0,
-        "jain_index": jain,
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "setup_s": setup_s,
-        "events": events,
-        "bottleneck_packets": int(mon.tx_total),
-        "flows": [
-            {"flow": i, "rtt_s": fl["rtt_s"][i], "start_s": fl["start_s"][i], "goodput_bps": goodputs[i]}
-            for i in range(n)
-        ],
-        "ns3_config": {**cfg, "read_back": read_back},
     }
-    if si:
-        result["queue_series"] = {"time_s": list(mon.series_t), "queue_pkts": [int(x) for x in mon.series_q]}
-    if int(mon.drops_other):
-        cfg["notes"].append(f"{int(mon.drops_other)} drops with an unexpected reason")
-    ns.Simulator.Destroy()
-    return result
 
 
-def queue_disc_attributes(cfg: Dict[str, Any]) -> Dict[str, Any]:
-    """The bottleneck's root queue disc attributes, as set in ns-3 and checked when read back.
+def queue_disc_attributes(cfg: Dict[str, Any], link: int = 0) -> Dict[str, Any]:
+    """A link's root queue disc attributes, as set in ns-3 and checked when read back.
 
     Python types pick the ns-3 value type: str → StringValue, bool → BooleanValue, int → UintegerValue,
     float → DoubleValue. (RED's ``LinkDelay`` is set too, but ns-3 reads it back as ``"+5e+06ns"``.)
     """
-    q = cfg["bottleneck"]["queue"]
+    lk = cfg["links"][link]
+    q = lk["queue"]
     attrs: Dict[str, Any] = {"MaxSize": q["ns3_max_size"]}
     if q["discipline"] == "red":
         attrs.update(
             MinTh=q["ns3_min_th"], MaxTh=q["ns3_max_th"], LInterm=q["ns3_linterm"], QW=q["weight"],
             Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
             UseHardDrop=q["ns3_use_hard_drop"], ARED=False,
-            LinkBandwidth=f"{int(round(cfg['bottleneck']['rate_bps']))}bps",
+            LinkBandwidth=f"{int(round(lk['rate_bps']))}bps",
         )
     return attrs
 
@@ -737,39 +1135,62 @@ def _ns_value(ns: Any, value: Any) -> Any:
     return ns.StringValue(value)
 
 
+def _same(got: Any, want: Any) -> bool:
+    if isinstance(want, bool):
+        return str(got).lower() == str(want).lower()
+    if isinstance(want, float):
+        try:
+            return math.isclose(float(got), want, rel_tol=1e-9, abs_tol=1e-12)
+        except (TypeError, ValueError):
+            return False
+    if isinstance(want, str) and want.endswith("ns") and isinstance(got, str) and got.endswith("ns"):
+        try:  # times: ns-3 writes "+2e+08ns" for what was set as "200000000ns"
+            return math.isclose(float(got[:-2]), float(want[:-2]), rel_tol=1e-12, abs_tol=0.5)
+        except ValueError:
+            return False
+    return str(got) == str(want)
+
+
 def check_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:
-    """Raise BufferLabError, naming the attribute, if ns-3 did not install the buffer that was asked for.
+    """Raise BufferLabError, naming the attribute and the link, if ns-3 did not install the buffers asked for.
 
-    ``read_back`` holds the attributes as ns-3 serializes them (``"2499p"``, ``"199"``, ``"true"``), read
-    from the installed queue disc and device queue after set-up.
+    ``read_back`` holds, per link name under ``links``, the attributes as ns-3 serializes them (``"2499p"``,
+    ``"199"``, ``"true"``), read from the installed queue disc and device queue after set-up, and the number
+    of root queue discs found on every other device.
     """
-    expected = {
-        **queue_disc_attributes(cfg),
-        "device_queue": f"{cfg['bottleneck']['queue']['device_queue_pkts']}p",
-        "root_queue_discs_elsewhere": 0,
-    }
-    for name, want in expected.items():
-        got = read_back.get(name)
-        if isinstance(want, bool):
-            same = str(got).lower() == str(want).lower()
-        elif isinstance(want, float):
-            try:
-                same = math.isclose(float(got), want, rel_tol=1e-9, abs_tol=1e-12)
-            except (TypeError, ValueError):
-                same = False
-        else:
-            same = str(got) == str(want)
-        if not same:
-            raise BufferLabError(f"ns-3 installed {name} = {got!r}, expected {want!r}")
+    for k, lk in enumerate(cfg["links"]):
+        got_link = (read_back.get("links") or {}).get(lk["name"], {})
+        expected = {**queue_disc_attributes(cfg, k), "device_queue": f"{lk['queue']['device_queue_pkts']}p"}
+        for name, want in expected.items():
+            got = got_link.get(name)
+            if not _same(got, want):
+                where = f" on link {lk['name']!r}" if len(cfg["links"]) > 1 else ""
+                raise BufferLabError(f"ns-3 installed {name} = {got!r}{where}, expected {want!r}")
+    got = read_back.get("root_queue_discs_elsewhere")
+    if got != 0:
+        raise BufferLabError(f"ns-3 installed root_queue_discs_elsewhere = {got!r}, expected 0")
 
 
-def _attr(ns: Any, obj: Any, name: str) -> str:
+def check_socket_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:
+    """Raise BufferLabError if a group's sockets ran with other TCP attributes than its own settings."""
+    for grp in cfg["groups"]:
+        want = socket_attributes(grp["tcp"])
+        got = read_back.get(grp["name"], {})
+        for side in ("sender", "receiver"):
+            for name, value in want[side].items():
+                have = (got.get(side) or {}).get(name)
+                if not _same(have, value):
+                    raise BufferLabError(f"ns-3's {side} sockets of group {grp['name']!r} ran with {name} = "
+                                         f"{have!r}, expected {value!r}")
+
+
+def _attr(obj: Any, name: str) -> str:
     import cppyy  # noqa: PLC0415
 
     return str(cppyy.gbl.bufferlab_ns3.GetAttr(obj, name))
 
 
-def _count_root_qdiscs(ns: Any, devs: Any) -> int:
+def _count_root_qdiscs(devs: Any) -> int:
     import cppyy  # noqa: PLC0415
 
     return int(cppyy.gbl.bufferlab_ns3.CountRootQdiscs(devs))
@@ -780,17 +1201,11 @@ def _count_root_qdiscs(ns: Any, devs: Any) -> int:
 # --------------------------------------------------------------------------------------------------
 
 
-def run_ns3_isolated(
-    scenario: Dict[str, Any],
-    *,
-    rtts: Sequence[float] | None = None,
-    starts: Sequence[float] | None = None,
-    access_rates: Sequence[float] | None = None,
-    timeout: float | None = None,
-) -> Dict[str, Any]:
+def run_ns3_isolated(scenario: ScenarioLike, *, timeout: float | None = None) -> Dict[str, Any]:
     """:func:`run_ns3` in a fresh Python process (ns-3's singletons and memory do not leak between runs)."""
-    translate(scenario, rtts=rtts, starts=starts, access_rates=access_rates)  # validate here first
-    payload = json.dumps({"scenario": scenario, "rtts": rtts, "starts": starts, "access_rates": access_rates})
+    spec = _load(scenario)
+    translate(spec)  # validate here first
+    payload = json.dumps({"scenario": spec})
     env = dict(os.environ)
     try:
         proc = subprocess.run(
@@ -798,7 +1213,7 @@ def run_ns3_isolated(
             input=payload, capture_output=True, text=True, timeout=timeout, env=env, check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        raise BufferLabError(f"ns-3 run of {scenario.get('name', '?')!r} exceeded {timeout} s") from exc
+        raise BufferLabError(f"ns-3 run of {spec.get('name', '?')!r} exceeded {timeout} s") from exc
     out = proc.stdout.strip().splitlines()
     if proc.returncode == 3:
         raise Ns3Unavailable(out[-1] if out else "ns-3 is not installed")
@@ -811,8 +1226,7 @@ def run_ns3_isolated(
 def _main() -> int:
     req = json.loads(sys.stdin.read())
     try:
-        res = run_ns3(req["scenario"], rtts=req.get("rtts"), starts=req.get("starts"),
-                      access_rates=req.get("access_rates"))
+        res = run_ns3(req["scenario"])
     except Ns3Unavailable as exc:
         print(str(exc))
         return 3

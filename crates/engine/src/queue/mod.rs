@@ -12,6 +12,7 @@
 //! and one line in the `disciplines!` list below.
 
 pub mod droptail;
+pub mod eun_wang;
 pub mod global_notifier;
 pub mod index_policy;
 pub mod red;
@@ -25,6 +26,7 @@ use serde::de::DeserializeOwned;
 use std::collections::VecDeque;
 
 pub use droptail::DropTail;
+pub use eun_wang::EunWang;
 pub use global_notifier::GlobalNotifier;
 pub use index_policy::IndexQueue;
 pub use red::Red;
@@ -303,6 +305,7 @@ macro_rules! disciplines {
 disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
+    EunWang, "eun-wang" => EunWang,
     GlobalNotifier, "global-notifier" => GlobalNotifier,
     Index, "index" => IndexQueue,
 }

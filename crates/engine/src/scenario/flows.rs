@@ -6,7 +6,7 @@ use super::network::{Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
-use crate::tcp::{BackoffEnd, EcnResponse, InFlight, RtoBounds, TcpConfig};
+use crate::tcp::{BackoffEnd, EcnResponse, InFlight, Pacing, RtoBounds, TcpConfig};
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
 use crate::units::{Bytes, Rate, Seconds};
@@ -87,7 +87,8 @@ pub struct Tcp {
     pub limited_transmit: bool,
     pub ssthresh_from: SsthreshFrom,
     pub rto_backoff: RtoBackoff,
-    pub pacing: bool,
+    /// `false` | `true` (= `"rtt"`) | `"off"` | `"rtt"` | `"linux"`.
+    pub pacing: Value,
 }
 
 /// `tcp.rto_backoff`: keep the timer's backoff `"until-sample"` (RFC 6298 with Karn's rule, the default)
@@ -129,7 +130,7 @@ impl Default for Tcp {
             limited_transmit: true,
             ssthresh_from: SsthreshFrom::Flight,
             rto_backoff: RtoBackoff::UntilSample,
-            pacing: false,
+            pacing: Value::Bool(false),
         }
     }
 }
@@ -164,6 +165,19 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         "in [1, 1000]",
         t.dupack_threshold,
     )?;
+    let pacing = match &t.pacing {
+        Value::Bool(false) => Pacing::Off,
+        Value::Bool(true) => Pacing::Rtt,
+        Value::String(s) if s == "off" => Pacing::Off,
+        Value::String(s) if s == "rtt" => Pacing::Rtt,
+        Value::String(s) if s == "linux" => Pacing::Linux,
+        other => {
+            return err(
+                &field("pacing"),
+                format!("expected false, true (= \"rtt\"), \"off\", \"rtt\" or \"linux\" (got {other})"),
+            )
+        }
+    };
     let cc_field = field("congestion_control");
     let cc = CcSpec::parse(&t.congestion_control, &cc_field)?;
     cc.build(&cc_field, Rng::new(0, 0))?;
@@ -194,7 +208,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         },
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
-        pacing: t.pacing,
+        pacing,
     };
     Ok(GroupTcp { tcp, cc, ack_size: t.ack_size.0.round() as u32 })
 }

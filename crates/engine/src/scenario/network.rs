@@ -150,16 +150,23 @@ impl Network {
             let hops = p.hops as usize;
             let rates = per_hop(&p.rate, hops, "parking_lot.rate")?;
             let delays = per_hop(&p.delay, hops, "parking_lot.delay")?;
+            // One queue table for every hop, or a list with one per hop.
+            let queues: Vec<(&serde_json::Value, String)> = match &p.queue {
+                serde_json::Value::Array(list) => {
+                    check(
+                        "parking_lot.queue",
+                        list.len() == hops,
+                        "one table, or a list with one table per hop (parking_lot.hops)",
+                        format!("{} tables", list.len()),
+                    )?;
+                    list.iter().enumerate().map(|(h, q)| (q, format!("parking_lot.queue[{h}]"))).collect()
+                }
+                one => vec![(one, "parking_lot.queue".to_string()); hops],
+            };
             let links = (0..hops)
                 .map(|h| {
-                    link(
-                        "parking_lot",
-                        format!("hop{}", h + 1),
-                        rates[h].0,
-                        delays[h].0,
-                        &p.queue,
-                        "parking_lot.queue",
-                    )
+                    let (queue, qfield) = &queues[h];
+                    link("parking_lot", format!("hop{}", h + 1), rates[h].0, delays[h].0, queue, qfield)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             return Ok((Network { links }, Form::ParkingLot { cross: p.cross }));

@@ -251,3 +251,23 @@ fn red_defaults_are_ns2() {
         q => panic!("not RED: {q:?}"),
     }
 }
+
+#[test]
+fn pacing_forms_and_errors() {
+    use crate::tcp::Pacing;
+    let pacing = |v: Value| with(json!({"tcp": {"pacing": v}})).map(|c| c.groups[0].tcp.pacing);
+    assert_eq!(with(json!({})).unwrap().groups[0].tcp.pacing, Pacing::Off);
+    assert_eq!(pacing(json!(false)).unwrap(), Pacing::Off);
+    assert_eq!(pacing(json!(true)).unwrap(), Pacing::Rtt, "true is the paper's paced TCP");
+    assert_eq!(pacing(json!("off")).unwrap(), Pacing::Off);
+    assert_eq!(pacing(json!("rtt")).unwrap(), Pacing::Rtt);
+    assert_eq!(pacing(json!("linux")).unwrap(), Pacing::Linux);
+    for bad in [json!("yes"), json!(1), json!({"ratio": 2})] {
+        let e = with(json!({"tcp": {"pacing": bad}})).unwrap_err();
+        assert_eq!(e.field, "tcp.pacing");
+        assert!(e.message.contains("\"linux\""), "{e}");
+    }
+    assert_eq!(field_of(json!({"flows": {"tcp": {"pacing": "fq"}}})), "flows.tcp.pacing");
+    let c = with(json!({"tcp": {"pacing": "linux"}})).unwrap();
+    assert_eq!(c.to_json()["groups"][0]["tcp"]["pacing"], "linux");
+}

@@ -70,6 +70,40 @@ pub struct TcpConfig {
     pub backoff_end: BackoffEnd,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
-    /// Spread the window evenly over the smoothed RTT (see [`sender`]).
-    pub pacing: bool,
+    /// How the sender spaces its packets when its controller does not pace (see [`Pacing`]).
+    pub pacing: Pacing,
+}
+
+/// `tcp.pacing`: the gap a sender keeps between transmissions when its controller sets none. Both paced
+/// forms use the smoothed RTT, pace retransmissions too, and pace nothing before the first RTT sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Unpaced: as fast as the window and the ACK clock allow.
+    Off,
+    /// Enachescu et al. 2005 §2.6 Paced TCP: the usable window spread evenly over one RTT, one packet every
+    /// `srtt / min(cwnd, W_max)` (`tcp.max_window`; the window the sender can actually use, since `cwnd`
+    /// may grow past W_max). `pacing = true` means this.
+    Rtt,
+    /// Linux's `sk_pacing_rate` (`tcp_update_pacing_rate`, net/ipv4/tcp_input.c): a rate of
+    /// `ratio · max(cwnd, packets out) / srtt` segments per second, `ratio` = 2 while
+    /// `cwnd < ssthresh / 2` (`net.ipv4.tcp_pacing_ss_ratio` = 200) and 1.2 otherwise
+    /// (`tcp_pacing_ca_ratio` = 120); one packet every `1 / rate`. As for `Rtt`, `cwnd` is taken as at
+    /// most W_max (Linux does not grow a window the receiver limits).
+    Linux,
+}
+
+impl Pacing {
+    /// Linux's `tcp_pacing_ss_ratio` / 100.
+    pub const LINUX_SS_RATIO: f64 = 2.0;
+    /// Linux's `tcp_pacing_ca_ratio` / 100.
+    pub const LINUX_CA_RATIO: f64 = 1.2;
+
+    /// The name scenarios write.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pacing::Off => "off",
+            Pacing::Rtt => "rtt",
+            Pacing::Linux => "linux",
+        }
+    }
 }

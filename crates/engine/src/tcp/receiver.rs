@@ -172,7 +172,7 @@ mod tests {
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
-            pacing: false,
+            pacing: crate::tcp::Pacing::Off,
         }
     }
 

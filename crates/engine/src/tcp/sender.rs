@@ -3,10 +3,12 @@
 //!
 //! Congestion control is a [`CongestionControl`] whose hooks get the sender's clock, its RTT estimator and
 //! the data in flight; the sender never names a variant. With pacing (the controller's `pacing_gap`, or
-//! `tcp.pacing`: the window spread evenly over the smoothed RTT, `gap = srtt / cwnd`, as Enachescu et al.
-//! §2.6 and Linux's `sk_pacing_rate` at ratio 1), every transmission, new or retransmitted, waits for the
-//! previous one plus the gap; before the first RTT sample nothing is paced. Each packet carries the
-//! controller's `tag`.
+//! `tcp.pacing`: `"rtt"`, the usable window spread evenly over the smoothed RTT, `gap = srtt / min(cwnd,
+//! W_max)`, Enachescu et al. §2.6; or `"linux"`, Linux's `sk_pacing_rate`, see [`Pacing`]), every
+//! transmission, new or retransmitted (after a timeout too), waits for the previous one plus the gap in
+//! force when that one left; before the first RTT sample nothing is paced. A controller whose
+//! `window_limited` is false (Poisson injection, §2.3) sends one packet at every pacing epoch whatever the
+//! window: `cwnd` and W_max then set its rate only. Each packet carries the controller's `tag`.
 //!
 //! Loss detection and recovery:
 //! - **Fast retransmit** on `dupack_threshold` duplicate ACKs, or (with SACK) when the first unacknowledged
@@ -38,7 +40,7 @@
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{BackoffEnd, EcnResponse, InFlight, TcpConfig};
+use super::{BackoffEnd, EcnResponse, InFlight, Pacing, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
 use crate::timer::Timer;
@@ -113,7 +115,7 @@ fn context<'a>(
         InFlight::FlightSize => flight,
         InFlight::Pipe => pipe,
     };
-    CcContext { now, rtt, flight, pipe, in_flight }
+    CcContext { now, rtt, flight, pipe, in_flight, max_window: cfg.max_window }
 }
 
 impl<C: CongestionControl> Sender<C> {
@@ -211,7 +213,9 @@ impl<C: CongestionControl> Sender<C> {
                 self.rto.arm(now + self.rtt.rto(&cfg.rto));
             } else {
                 self.rto.cancel();
-                self.pace.cancel();
+                if self.is_complete() {
+                    self.pace.cancel();
+                }
             }
         } else if self.flight() > 0 {
             self.dupacks += 1;
@@ -351,32 +355,55 @@ impl<C: CongestionControl> Sender<C> {
         self.dupacks = 0;
         self.sb.mark_all_lost();
         self.rtt.back_off();
-        self.pace.cancel();
         self.transmit(now, cfg, out);
     }
 
-    fn may_send_new(&self, now: Time, cfg: &TcpConfig) -> bool {
-        self.active && now < self.stop_at && self.flight() < cfg.max_window && self.snd_nxt < self.size
+    /// New data may go out with at most `cap` segments in flight before it.
+    fn may_send_new(&self, now: Time, cap: u32) -> bool {
+        self.active && now < self.stop_at && self.flight() < cap && self.snd_nxt < self.size
     }
 
-    /// The gap between paced transmissions, if pacing applies now.
+    /// The gap between paced transmissions, if pacing applies now: the controller's, else `tcp.pacing`'s.
     fn pacing_gap(&mut self, now: Time, cfg: &TcpConfig) -> Option<Time> {
-        let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
-        self.cc.pacing_gap(&self.win, &ctx).or_else(|| {
-            let srtt = self.rtt.srtt().filter(|_| cfg.pacing)?;
-            Some(from_secs(srtt / self.win.cwnd.max(1.0)).max(1))
-        })
+        if C::PACES {
+            let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+            if let Some(gap) = self.cc.pacing_gap(&self.win, &ctx) {
+                return Some(gap);
+            }
+        }
+        let srtt = self.rtt.srtt()?;
+        // The window the sender can use: cwnd may grow past W_max, the packets in flight cannot.
+        let usable = self.win.cwnd.min(cfg.max_window as f64).max(1.0);
+        let per_rtt = match cfg.pacing {
+            Pacing::Off => return None,
+            Pacing::Rtt => usable,
+            Pacing::Linux => {
+                let ratio = if self.win.cwnd < self.win.ssthresh / 2.0 {
+                    Pacing::LINUX_SS_RATIO
+                } else {
+                    Pacing::LINUX_CA_RATIO
+                };
+                ratio * usable.max(self.flight() as f64)
+            }
+        };
+        Some(from_secs(srtt / per_rtt).max(1))
     }
 
     fn transmit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         // Paced: at most one packet now, the next one a gap later.
-        let gap = if cfg.pacing || C::PACES { self.pacing_gap(now, cfg) } else { None };
+        let gap = if cfg.pacing != Pacing::Off || C::PACES { self.pacing_gap(now, cfg) } else { None };
         if gap.is_some() && self.pace.is_armed() {
             return;
         }
         let before = out.len();
         let quota = if gap.is_some() { before + 1 } else { usize::MAX };
-        let cwnd = self.win.cwnd.max(1.0) as u32; // truncation = floor for positive values
+        // A controller that injects at its pacing epochs whatever is in flight (§2.3's Poisson model).
+        let unlimited = gap.is_some() && C::PACES && !self.cc.window_limited();
+        let (cwnd, cap) = if unlimited {
+            (u32::MAX, u32::MAX)
+        } else {
+            (self.win.cwnd.max(1.0) as u32, cfg.max_window) // truncation = floor for positive values
+        };
         let pipe_mode =
             self.phase == Phase::TimeoutRecovery || (cfg.sack && self.phase == Phase::FastRecovery);
         if pipe_mode {
@@ -387,7 +414,7 @@ impl<C: CongestionControl> Sender<C> {
             while pipe < cwnd && out.len() < quota {
                 if let Some(i) = self.sb.next_lost() {
                     self.emit(self.snd_una + i as u32, true, now, cfg, out);
-                } else if self.may_send_new(now, cfg) {
+                } else if self.may_send_new(now, cap) {
                     self.emit(self.snd_nxt, false, now, cfg, out);
                 } else if let Some(i) = self.sb.first_unsacked_unsent() {
                     // Rule 3: window-limited; resend the lowest unSACKed segment once.
@@ -406,8 +433,8 @@ impl<C: CongestionControl> Sender<C> {
                 self.emit(self.snd_una + i as u32, true, now, cfg, out);
             }
             let limited = matches!(self.phase, Phase::Open | Phase::Cwr) && cfg.limited_transmit;
-            let window = cwnd + if limited { self.dupacks.min(2) } else { 0 };
-            while self.flight() < window && self.may_send_new(now, cfg) && out.len() < quota {
+            let window = cwnd.saturating_add(if limited { self.dupacks.min(2) } else { 0 });
+            while self.flight() < window && self.may_send_new(now, cap) && out.len() < quota {
                 self.emit(self.snd_nxt, false, now, cfg, out);
             }
         }
@@ -478,7 +505,7 @@ mod tests {
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
-            pacing: false,
+            pacing: Pacing::Off,
         }
     }
 
@@ -742,7 +769,7 @@ mod tests {
     #[test]
     fn tcp_pacing_uses_srtt_over_cwnd() {
         let mut c = cfg(true, false);
-        c.pacing = true;
+        c.pacing = Pacing::Rtt;
         let mut s = Sender::new(0, NewReno, &c);
         let mut out = Vec::new();
         s.start(0, &c, &mut out);
@@ -752,6 +779,105 @@ mod tests {
         // srtt 100 ms, cwnd 11: one packet now, the next 100/11 ms later.
         assert_eq!(out.len(), 1);
         assert_eq!(s.pace.deadline(), from_secs(0.1) + from_secs(0.1 / 11.0));
+    }
+
+    #[test]
+    fn rtt_pacing_spreads_the_usable_window_not_a_cwnd_beyond_w_max() {
+        let mut c = cfg(true, false);
+        c.pacing = Pacing::Rtt;
+        c.max_window = 8;
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(out.len(), 8, "unpaced before the first sample, capped at W_max");
+        out.clear();
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+        // cwnd 11 but only 8 may be in flight: 8 packets per 100 ms, 12.5 ms apart.
+        assert_eq!(s.cwnd(), 11.0);
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.pace.deadline(), from_secs(0.1) + from_secs(0.0125));
+        s.win.cwnd = 3.5;
+        assert_eq!(s.pacing_gap(from_secs(0.1), &c), Some(from_secs(0.1 / 3.5)));
+    }
+
+    #[test]
+    fn linux_pacing_ratio_200_percent_in_slow_start_120_after() {
+        let mut c = cfg(true, false);
+        c.pacing = Pacing::Linux;
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(out.len(), 10, "no RTT sample yet: unpaced");
+        out.clear();
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+        // cwnd 11 < ssthresh/2 = inf: rate 2 · max(11, 9 in flight) / 100 ms, a gap of 0.1/22 s.
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.pace.deadline(), from_secs(0.1) + from_secs(0.1 / 22.0));
+        let now = from_secs(0.1);
+        // cwnd 20 >= ssthresh/2 = 15: congestion avoidance, 1.2 · 20 per RTT.
+        s.win = Window { cwnd: 20.0, ssthresh: 30.0 };
+        assert_eq!(s.pacing_gap(now, &c), Some(from_secs(0.1 / 24.0)));
+        // cwnd 14 < 15: slow start's 200 %.
+        s.win = Window { cwnd: 14.0, ssthresh: 30.0 };
+        assert_eq!(s.pacing_gap(now, &c), Some(from_secs(0.1 / 28.0)));
+        // Fewer in the window than in flight (10 after this ACK's new packet): max(cwnd, packets out).
+        s.win = Window { cwnd: 4.0, ssthresh: 6.0 };
+        assert_eq!(s.flight(), 10);
+        assert_eq!(s.pacing_gap(now, &c), Some(from_secs(0.1 / 12.0)));
+    }
+
+    #[test]
+    fn a_timeout_retransmission_waits_for_the_pacing_gap() {
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, Recorder { gap: Some(from_secs(2.0)), ..Default::default() }, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(0, false)]);
+        // The RTO (1 s) expires before the next pacing epoch (2 s): the retransmission waits for it.
+        assert_eq!(s.next_deadline(), from_secs(1.0));
+        s.on_timer(from_secs(1.0), &c, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(s.stats.timeouts, 1);
+        s.on_timer(s.next_deadline(), &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(0, true)]);
+        assert_eq!(s.pace.deadline(), from_secs(4.0));
+    }
+
+    #[test]
+    fn poisson_injection_ignores_the_window_unless_told_not_to() {
+        use crate::rng::Rng;
+        use crate::tcp::cc::{poisson, Controller, Poisson};
+        for limited in [false, true] {
+            let spec = poisson::Spec { window_limited: limited, ..Default::default() };
+            let cc = Poisson::from_spec(&spec, "c", Rng::new(9, 9)).unwrap();
+            let mut c = cfg(true, false);
+            c.rto.min = from_secs(50.0); // no timeout while no ACK comes back
+            let mut s = Sender::new(0, cc, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            assert_eq!(out.len(), 10, "no RTT sample yet: the initial window at once");
+            out.clear();
+            s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+            assert_eq!((out.len(), s.cwnd()), (1, 11.0));
+            // No more ACKs: each epoch sends one packet past the window, or nothing once it is full.
+            let mut times = vec![from_secs(0.1)];
+            while s.pace.is_armed() && times.len() < 2001 {
+                let t = s.next_deadline();
+                s.on_timer(t, &c, &mut out);
+                if out.len() == times.len() + 1 {
+                    times.push(t);
+                }
+            }
+            if limited {
+                assert_eq!(s.flight(), 11, "window-limited: stops at cwnd");
+                continue;
+            }
+            assert_eq!(s.flight(), 2010, "every epoch sends, whatever is in flight");
+            let gaps: Vec<f64> = times.windows(2).map(|p| crate::time::to_secs(p[1] - p[0])).collect();
+            let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+            // 2,000 exponential gaps of mean 0.1/11 s: the sample mean is within 3 standard errors (6.7 %).
+            assert!((mean / (0.1 / 11.0) - 1.0).abs() < 0.067, "{mean}");
+        }
     }
 
     #[test]

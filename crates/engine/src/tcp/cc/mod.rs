@@ -12,10 +12,12 @@
 
 pub mod aimd;
 pub mod newreno;
+pub mod poisson;
 pub mod whittle;
 
 pub use aimd::Aimd;
 pub use newreno::NewReno;
+pub use poisson::Poisson;
 pub use whittle::Whittle;
 
 use super::rtt::RttEstimator;
@@ -42,6 +44,8 @@ pub struct CcContext<'a> {
     pub pipe: u32,
     /// The data in flight as `tcp.ssthresh_from` measures it (FlightSize or pipe).
     pub in_flight: u32,
+    /// W_max, the most segments in flight (`tcp.max_window`; `u32::MAX` if unlimited).
+    pub max_window: u32,
 }
 
 /// Why the window is being reduced.
@@ -81,6 +85,14 @@ pub trait CongestionControl {
     /// once per transmission opportunity, so a controller may draw random gaps from its stream.
     fn pacing_gap(&mut self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
         None
+    }
+
+    /// Whether the window limits what a paced sender sends. `false`: one packet leaves at every pacing
+    /// epoch whatever is in flight (retransmissions first), so `cwnd` sets only the rate, as in the
+    /// Poisson-injection model of Enachescu et al. 2005 §2.3, which "can result in the window size being
+    /// violated". Read only while `pacing_gap` returns a gap.
+    fn window_limited(&self) -> bool {
+        true
     }
 
     /// The value written on each packet the sender emits (`Packet::tag`), e.g. a priority index.
@@ -171,6 +183,7 @@ pub trait Controller: CongestionControl + Sized {
 controllers! {
     Newreno, "newreno" => NewReno,
     Aimd, "aimd" => Aimd,
+    Poisson, "poisson" => Poisson,
     Whittle, "whittle" => Whittle,
 }
 
@@ -191,6 +204,9 @@ impl CongestionControl for AnyCc {
     }
     fn pacing_gap(&mut self, w: &Window, ctx: &CcContext) -> Option<Time> {
         each_cc!(self, c => c.pacing_gap(w, ctx))
+    }
+    fn window_limited(&self) -> bool {
+        each_cc!(self, c => c.window_limited())
     }
     fn tag(&self, w: &Window, ctx: &CcContext) -> f32 {
         each_cc!(self, c => c.tag(w, ctx))
@@ -213,5 +229,5 @@ pub fn reno_growth(w: &mut Window, acked: u32, increase: f64) {
 
 #[cfg(test)]
 pub(crate) fn test_context(rtt: &RttEstimator, in_flight: u32) -> CcContext<'_> {
-    CcContext { now: 0, rtt, flight: in_flight, pipe: in_flight, in_flight }
+    CcContext { now: 0, rtt, flight: in_flight, pipe: in_flight, in_flight, max_window: u32::MAX }
 }
