@@ -318,11 +318,11 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                 f"{tf('sack')}: ns-3 3.44's non-SACK NewReno path retransmits segments that were not lost; "
                 "the comparison needs sack = true"
             )
-        if t.get("pacing"):
+        if t.get("pacing") not in (None, False, "off"):
             raise BufferLabError(f"{tf('pacing')}: paced senders are not translated to ns-3")
         if t.get("ecn_response", "once-per-rtt") != "once-per-rtt":
-            raise BufferLabError(f"{tf('ecn_response')}: ns-3 reduces for ECN once per window; the comparison "
-                                 "needs \"once-per-rtt\"")
+            raise BufferLabError(f"{tf('ecn_response')}: ns-3 reduces for ECN once per window; the "
+                                 "comparison needs \"once-per-rtt\"")
         iw = float(t["initial_window"])
         if iw != int(iw):
             raise BufferLabError(f"{tf('initial_window')}: ns-3 takes a whole number of segments, got {iw}")
