@@ -330,7 +330,11 @@ impl Simulation {
             Event::Arrival(g) => self.arrival(g as usize),
             Event::QueueTimer(p) => {
                 let p = p as usize;
-                if self.ports[p].timer.fire(self.now, 0) == Fired::Due {
+                let fired = self.ports[p].timer.fire(self.now, 0);
+                if let Fired::Early(Some(t)) = fired {
+                    self.events.schedule(t, Event::QueueTimer(p as u32));
+                }
+                if fired == Fired::Due {
                     self.ports[p].timer.cancel();
                     self.ports[p].queue.on_timer(self.now, &mut self.fx);
                     self.apply_queue_effects(p);
