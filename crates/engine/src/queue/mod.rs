@@ -20,7 +20,7 @@ use crate::scenario::{check, err, from_value, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::de::DeserializeOwned;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 pub use droptail::DropTail;
 pub use red::Red;
@@ -172,6 +172,9 @@ pub trait QueueDisc {
     fn on_timer(&mut self, _now: Time, _fx: &mut QueueEffects) {}
     /// The number of flows active through this port changed (a flow started, stopped or finished).
     fn on_active_flows(&mut self, _active: u32) {}
+    /// The discipline's own state at the end of the run (an adapted limit or probability), by name; shown
+    /// in the port's results as `queue_state`.
+    fn report(&self, _out: &mut BTreeMap<String, f64>) {}
 }
 
 /// What a discipline is built from.
@@ -322,6 +325,9 @@ impl QueueDisc for AnyQueue {
     }
     fn on_active_flows(&mut self, active: u32) {
         each_queue!(self, q => q.on_active_flows(active))
+    }
+    fn report(&self, out: &mut BTreeMap<String, f64>) {
+        each_queue!(self, q => q.report(out))
     }
 }
 
