@@ -11,6 +11,7 @@
 //! stream), so the topology never names a discipline. Adding one is a new file implementing [`Discipline`]
 //! and one line in the `disciplines!` list below.
 
+pub mod blue;
 pub mod droptail;
 pub mod red;
 
@@ -22,6 +23,7 @@ use crate::units::Bytes;
 use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, VecDeque};
 
+pub use blue::Blue;
 pub use droptail::DropTail;
 pub use red::Red;
 
@@ -302,6 +304,7 @@ macro_rules! disciplines {
 disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
+    Blue, "blue" => Blue,
 }
 
 impl QueueDisc for AnyQueue {
