@@ -13,6 +13,9 @@
 
 pub mod blue;
 pub mod droptail;
+pub mod ob;
+pub mod odt;
+pub mod optimizer;
 pub mod red;
 
 use crate::packet::{Ecn, Packet};
@@ -25,6 +28,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 pub use blue::Blue;
 pub use droptail::DropTail;
+pub use ob::Ob;
+pub use odt::Odt;
 pub use red::Red;
 
 /// Why a packet was dropped or marked: an open set of names, counted per name in the results.
@@ -305,6 +310,8 @@ disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
     Blue, "blue" => Blue,
+    Odt, "odt" => Odt,
+    Ob, "ob" => Ob,
 }
 
 impl QueueDisc for AnyQueue {

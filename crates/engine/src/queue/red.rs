@@ -133,7 +133,7 @@ pub struct Red {
 }
 
 /// `x^n` by repeated squaring: exact IEEE operations in a fixed order, so identical on every machine.
-fn powi_exact(mut x: f64, mut n: u64) -> f64 {
+pub(crate) fn powi_exact(mut x: f64, mut n: u64) -> f64 {
     let mut r = 1.0;
     while n > 0 {
         if n & 1 == 1 {
