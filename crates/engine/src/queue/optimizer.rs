@@ -592,6 +592,27 @@ mod tests {
     }
 
     #[test]
+    fn noisy_measurements_keep_the_search_around_the_optimum() {
+        // The same concave benefit, with utilization and delay samples perturbed by uniform noise of ±0.02
+        // and ±20 %: the window estimates still centre the search on t* (the note's §5.8 check).
+        let (a, c, gamma) = (50_000.0f64, 1e7f64, 10.0f64);
+        let t_star = a * (c / (a * gamma)).ln();
+        let mut rng = crate::rng::Rng::new(5, 1);
+        let mut o = GridOptimizer::new(20_000.0, 1000.0, 1e7, true, &tuning(1.05, 30)).unwrap();
+        let mut logs = vec![];
+        for _ in 0..3000 {
+            let t = o.value();
+            logs.push(t.ln());
+            let u = 1.0 - (-t / a).exp() + rng.uniform_in(-0.02, 0.02);
+            let d = t / c * rng.uniform_in(0.8, 1.2);
+            o.end_of_period(u, d);
+        }
+        let late = &logs[1000..];
+        let mean = late.iter().sum::<f64>() / late.len() as f64;
+        assert!((mean - t_star.ln()).abs() < 2.0 * 1.05f64.ln(), "{} vs {t_star}", mean.exp());
+    }
+
+    #[test]
     fn meter_measures_transmission_and_potential_delay() {
         // 8 Mb/s: a 1000-byte packet takes 1 ms.
         let t = tuning(2.0, 30);
