@@ -159,7 +159,7 @@ class Results:
         written = [out / "results.json"]
         written[0].write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
         for name, frame in (("flows", self.flows), ("ports", self.ports.drop(columns=["drop_reasons",
-                            "mark_reasons"], errors="ignore")), ("groups", self.groups),
+                            "mark_reasons", "queue_state"], errors="ignore")), ("groups", self.groups),
                             ("fct", self.fct), ("fct_records", self.fct_records), ("udp", self.udp),
                             ("queue_series", self.queue_series), ("cwnd_series", self.cwnd_series)):
             if len(frame):

@@ -108,6 +108,8 @@ pub struct PortResult {
     pub delay_mean_s: f64,
     pub delay_p50_s: f64,
     pub delay_p99_s: f64,
+    /// The discipline's own end-of-run state (an adapted limit or probability), by name; empty for most.
+    pub queue_state: BTreeMap<String, f64>,
 }
 
 /// One flow group over the measurement window; sender counters cover the whole run and every flow of the

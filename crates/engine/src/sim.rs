@@ -330,7 +330,11 @@ impl Simulation {
             Event::Arrival(g) => self.arrival(g as usize),
             Event::QueueTimer(p) => {
                 let p = p as usize;
-                if self.ports[p].timer.fire(self.now, 0) == Fired::Due {
+                let fired = self.ports[p].timer.fire(self.now, 0);
+                if let Fired::Early(Some(t)) = fired {
+                    self.events.schedule(t, Event::QueueTimer(p as u32));
+                }
+                if fired == Fired::Due {
                     self.ports[p].timer.cancel();
                     self.ports[p].queue.on_timer(self.now, &mut self.fx);
                     self.apply_queue_effects(p);
@@ -829,6 +833,11 @@ impl Simulation {
         (self.ports[p].totals, self.ports[p].held())
     }
 
+    /// Port `p`'s discipline, to read its state while running (an adapted limit, a probability).
+    pub fn queue(&self, p: usize) -> &crate::queue::AnyQueue {
+        &self.ports[p].queue
+    }
+
     /// Packets in port `p`'s link pipe (towards the next port).
     pub fn link_in_flight(&self, p: usize) -> u64 {
         self.ports[p].out.len() as u64
@@ -999,6 +1008,11 @@ impl Simulation {
                     delay_mean_s: st.delay.mean(),
                     delay_p50_s: st.delay_quantile(0.5),
                     delay_p99_s: st.delay_quantile(0.99),
+                    queue_state: {
+                        let mut state = BTreeMap::new();
+                        port.queue.report(&mut state);
+                        state
+                    },
                 }
             })
             .collect()

@@ -20,10 +20,10 @@ import json
 import platform
 import resource
 import sys
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence
 
 from bufferlab.errors import BufferLabError
-from bufferlab.simulate import run
+from bufferlab.simulate import apply_overrides, run
 
 #: 1,000 flows, 1 Gb/s bottleneck, 100 ms RTT, 1,000-packet DropTail, 1,000-byte packets.
 BENCH_SCENARIO: Dict[str, Any] = {
@@ -79,9 +79,11 @@ def scenario_for(name: str, flows: int, duration: str) -> Dict[str, Any]:
     return s
 
 
-def measure(duration: str = "10s", flows: int = 1000, scenario: str = "reference") -> Dict[str, Any]:
-    """Run a benchmark scenario once; wall time, packets, events and peak memory of this process."""
-    spec = scenario_for(scenario, flows, duration)
+def measure(duration: str = "10s", flows: int = 1000, scenario: str = "reference",
+            overrides: Sequence[str] = ()) -> Dict[str, Any]:
+    """Run a benchmark scenario once (with ``--set``-style overrides); wall time, packets, events and peak
+    memory of this process."""
+    spec = apply_overrides(scenario_for(scenario, flows, duration), overrides)
     before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     r = run(spec, progress=False)
     s = r.summary
@@ -99,8 +101,9 @@ def measure(duration: str = "10s", flows: int = 1000, scenario: str = "reference
     }
 
 
-def best_of(repeat: int, duration: str, flows: int, scenario: str) -> Dict[str, Any]:
-    runs = [measure(duration, flows, scenario) for _ in range(repeat)]
+def best_of(repeat: int, duration: str, flows: int, scenario: str,
+            overrides: Sequence[str] = ()) -> Dict[str, Any]:
+    runs = [measure(duration, flows, scenario, overrides) for _ in range(repeat)]
     best = min(runs, key=lambda m: m["wall_s"])
     # Peak RSS only grows, so the first run shows what the engine adds to the process.
     best["engine_rss_growth_mb"] = max(m["engine_rss_growth_mb"] for m in runs)
@@ -141,7 +144,7 @@ def scaling_figure(rows: List[Dict[str, Any]], out: str) -> List[str]:
 def handle(args: argparse.Namespace) -> int:
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     counts = [args.flows] if not args.scale else [int(x) for x in args.scale.split(",")]
-    rows = [best_of(args.repeat, args.duration, n, name) for name in names for n in counts]
+    rows = [best_of(args.repeat, args.duration, n, name, args.set) for name in names for n in counts]
     if args.json:
         print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
     for best in ([] if args.json else rows):
@@ -169,6 +172,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--flows", type=int, default=1000, help="number of long-lived flows (default 1000)")
     p.add_argument("--scale", metavar="N1,N2,...", help="run each scenario at these flow counts")
     p.add_argument("--figure", metavar="FILE.png", help="write the scaling figure (PNG and SVG)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a field of the scenario, e.g. --set bottleneck.queue.discipline=red")
     p.add_argument("--repeat", type=int, default=3, help="runs; the fastest is reported (default 3)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=handle)

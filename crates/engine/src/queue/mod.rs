@@ -11,10 +11,14 @@
 //! stream), so the topology never names a discipline. Adding one is a new file implementing [`Discipline`]
 //! and one line in the `disciplines!` list below.
 
+pub mod blue;
 pub mod droptail;
 pub mod eun_wang;
 pub mod global_notifier;
 pub mod index_policy;
+pub mod ob;
+pub mod odt;
+pub mod optimizer;
 pub mod red;
 
 use crate::packet::{Ecn, Packet};
@@ -23,12 +27,15 @@ use crate::scenario::{check, err, from_value, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::de::DeserializeOwned;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
+pub use blue::Blue;
 pub use droptail::DropTail;
 pub use eun_wang::EunWang;
 pub use global_notifier::GlobalNotifier;
 pub use index_policy::IndexQueue;
+pub use ob::Ob;
+pub use odt::Odt;
 pub use red::Red;
 
 /// Why a packet was dropped or marked: an open set of names, counted per name in the results.
@@ -178,6 +185,9 @@ pub trait QueueDisc {
     fn on_timer(&mut self, _now: Time, _fx: &mut QueueEffects) {}
     /// The number of flows active through this port changed (a flow started, stopped or finished).
     fn on_active_flows(&mut self, _active: u32) {}
+    /// The discipline's own state at the end of the run (an adapted limit or probability), by name; shown
+    /// in the port's results as `queue_state`.
+    fn report(&self, _out: &mut BTreeMap<String, f64>) {}
 }
 
 /// What a discipline is built from.
@@ -306,6 +316,9 @@ disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
     EunWang, "eun-wang" => EunWang,
+    Blue, "blue" => Blue,
+    Odt, "odt" => Odt,
+    Ob, "ob" => Ob,
     GlobalNotifier, "global-notifier" => GlobalNotifier,
     Index, "index" => IndexQueue,
 }
@@ -331,6 +344,9 @@ impl QueueDisc for AnyQueue {
     }
     fn on_active_flows(&mut self, active: u32) {
         each_queue!(self, q => q.on_active_flows(active))
+    }
+    fn report(&self, out: &mut BTreeMap<String, f64>) {
+        each_queue!(self, q => q.report(out))
     }
 }
 
