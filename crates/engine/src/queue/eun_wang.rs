@@ -448,7 +448,7 @@ impl EunWang {
                 Decision::Accept
             } else {
                 let pb = ns2_base_probability(self.profile, &self.th, self.gentle, self.avg);
-                let pa = actual_probability(pb, self.count, self.wait);
+                let pa = super::red::modify_p(pb, self.count, self.wait);
                 if self.rng.uniform() <= pa && pa > 0.0 {
                     self.count = 0;
                     Decision::Early
@@ -470,25 +470,6 @@ impl EunWang {
             fx.drop(pkt, reason::OVERFLOW);
         }
     }
-}
-
-/// ns-2's `modify_p`: the actual probability from `p_b` and the arrivals since the last decision.
-fn actual_probability(pb: f64, count: u64, wait: bool) -> f64 {
-    let c = count as f64;
-    let pa = if wait {
-        if c * pb < 1.0 {
-            0.0
-        } else if c * pb < 2.0 {
-            pb / (2.0 - c * pb)
-        } else {
-            1.0
-        }
-    } else if c * pb < 1.0 {
-        pb / (1.0 - c * pb)
-    } else {
-        1.0
-    };
-    pa.min(1.0)
 }
 
 impl QueueDisc for EunWang {

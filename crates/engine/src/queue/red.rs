@@ -203,6 +203,27 @@ pub(crate) fn powi_exact(mut x: f64, mut n: u64) -> f64 {
     r
 }
 
+/// ns-2's `modify_p`: the actual probability `p_a` from the base probability `p_b` and the arrivals since the
+/// last decision, uniformised (`wait`: `p_b / (2 − count·p_b)` once `count·p_b ≥ 1`, none before) or not
+/// (`p_b / (1 − count·p_b)`).
+pub(crate) fn modify_p(pb: f64, count: u64, wait: bool) -> f64 {
+    let c = count as f64;
+    let pa = if wait {
+        if c * pb < 1.0 {
+            0.0
+        } else if c * pb < 2.0 {
+            pb / (2.0 - c * pb)
+        } else {
+            1.0
+        }
+    } else if c * pb < 1.0 {
+        pb / (1.0 - c * pb)
+    } else {
+        1.0
+    };
+    pa.min(1.0)
+}
+
 impl RedCore {
     pub fn new(t: RedTest, rng: Rng) -> Self {
         RedCore { t, rng, avg: 0.0, count: 0, above_min: false, idle: true, idle_since: 0 }
@@ -226,21 +247,7 @@ impl RedCore {
 
     /// The actual probability `p_a` from `p_b` and `count` (ns-2 `modify_p`).
     pub fn actual_probability(&self, pb: f64, count: u64) -> f64 {
-        let c = count as f64;
-        let pa = if self.t.wait {
-            if c * pb < 1.0 {
-                0.0
-            } else if c * pb < 2.0 {
-                pb / (2.0 - c * pb)
-            } else {
-                1.0
-            }
-        } else if c * pb < 1.0 {
-            pb / (1.0 - c * pb)
-        } else {
-            1.0
-        };
-        pa.min(1.0)
+        modify_p(pb, count, self.t.wait)
     }
 
     /// Update the average for an arrival at `now` to a queue of `qlen` packets and decide; `count` and the
