@@ -12,6 +12,7 @@
 //! and one line in the `disciplines!` list below.
 
 pub mod blue;
+pub mod codel;
 pub mod droptail;
 pub mod eun_wang;
 pub mod global_notifier;
@@ -30,6 +31,7 @@ use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, VecDeque};
 
 pub use blue::Blue;
+pub use codel::CoDel;
 pub use droptail::DropTail;
 pub use eun_wang::EunWang;
 pub use global_notifier::GlobalNotifier;
@@ -321,6 +323,7 @@ disciplines! {
     Ob, "ob" => Ob,
     GlobalNotifier, "global-notifier" => GlobalNotifier,
     Index, "index" => IndexQueue,
+    Codel, "codel" => CoDel,
 }
 
 impl QueueDisc for AnyQueue {
@@ -381,7 +384,7 @@ mod tests {
         let v = serde_json::json!({"discipline": "droptail", "limit": 5, "colour": 1});
         let e = QueueSpec::parse(&v, "q").unwrap_err();
         assert!(e.to_string().contains("colour"), "{e}");
-        let v = serde_json::json!({"discipline": "codel"});
+        let v = serde_json::json!({"discipline": "nonesuch"});
         let e = QueueSpec::parse(&v, "q").unwrap_err();
         assert_eq!(e.field, "q.discipline");
         assert!(e.message.contains("droptail, red"), "{e}");
