@@ -68,3 +68,39 @@ fn codel_holds_the_standing_queue_near_its_target() {
     assert!(ecn.delay_mean_s < 0.025 && ecn.marks > 100, "{} {}", ecn.delay_mean_s, ecn.marks);
     assert!(ecn.drops < codel.drops / 10, "{} {}", ecn.drops, codel.drops);
 }
+
+#[test]
+fn pie_conserves_packets() {
+    conserved(r#"{"discipline": "pie", "limit": 1000}"#);
+    conserved(r#"{"discipline": "pie", "limit": 1000, "ecn": true, "derandomize": true}"#);
+    conserved(r#"{"discipline": "pie", "limit": 1000, "delay": "rate"}"#);
+}
+
+#[test]
+fn pie_holds_the_queue_delay_near_its_target() {
+    let droptail = bottleneck(r#"{"discipline": "droptail", "limit": 1000}"#);
+    let pie = bottleneck(r#"{"discipline": "pie", "limit": 1000}"#);
+    let rate = bottleneck(r#"{"discipline": "pie", "limit": 1000, "delay": "rate"}"#);
+    let ecn = bottleneck(r#"{"discipline": "pie", "limit": 1000, "ecn": true, "derandomize": true}"#);
+    eprintln!(
+        "droptail {:.4} s, pie {:.4} s (p50 {:.4}), pie rate {:.4} s, pie+ecn {:.4} s; utilization {:.3} {:.3} {:.3}",
+        droptail.delay_mean_s,
+        pie.delay_mean_s,
+        pie.delay_p50_s,
+        rate.delay_mean_s,
+        ecn.delay_mean_s,
+        pie.utilization,
+        rate.utilization,
+        ecn.utilization
+    );
+    assert!(droptail.delay_mean_s > 0.1, "{}", droptail.delay_mean_s);
+    // PIE: early drops at enqueue, the mean delay within a few ms of its 15 ms target.
+    for (name, q) in [("timestamp", &pie), ("rate", &rate), ("ecn", &ecn)] {
+        assert!((q.delay_mean_s - 0.015).abs() < 0.008, "{name}: {}", q.delay_mean_s);
+        assert!(q.utilization > 0.9, "{name}: {}", q.utilization);
+        assert!(q.queue_state["drop_prob"] > 0.0, "{name}");
+    }
+    assert!(pie.drop_reasons["pie"] > 0 && pie.drops_at_dequeue == 0);
+    assert!(!pie.drop_reasons.contains_key("overflow"));
+    assert!(ecn.marks > 100 && ecn.drops < pie.drops / 10, "{} {} {}", ecn.marks, ecn.drops, pie.drops);
+}

@@ -20,6 +20,7 @@ pub mod index_policy;
 pub mod ob;
 pub mod odt;
 pub mod optimizer;
+pub mod pie;
 pub mod red;
 
 use crate::packet::{Ecn, Packet};
@@ -38,6 +39,7 @@ pub use global_notifier::GlobalNotifier;
 pub use index_policy::IndexQueue;
 pub use ob::Ob;
 pub use odt::Odt;
+pub use pie::Pie;
 pub use red::Red;
 
 /// Why a packet was dropped or marked: an open set of names, counted per name in the results.
@@ -324,6 +326,7 @@ disciplines! {
     GlobalNotifier, "global-notifier" => GlobalNotifier,
     Index, "index" => IndexQueue,
     Codel, "codel" => CoDel,
+    Pie, "pie" => Pie,
 }
 
 impl QueueDisc for AnyQueue {
