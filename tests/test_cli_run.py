@@ -65,7 +65,7 @@ def test_builtin_examples_resolve_by_name() -> None:
     "args,message",
     [
         (["run", "no/such/file.toml"], "scenario file not found"),
-        (["run", "{scenario}", "--set", "bottleneck.queue.discipline=codel"], "unknown discipline \"codel\""),
+        (["run", "{scenario}", "--set", "bottleneck.queue.discipline=bogus"], "unknown discipline \"bogus\""),
         (["run", "{scenario}", "--set", "bottleneck.rate=-1"], "bottleneck.rate: must be in"),
         (["run", "{scenario}", "--set", "bottleneck.queue.limit=0"], "queue.limit: must be in [1, 2^40]"),
         (["run", "{bad_toml}"], "malformed TOML"),

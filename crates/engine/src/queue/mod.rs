@@ -12,6 +12,7 @@
 //! and one line in the `disciplines!` list below.
 
 pub mod blue;
+pub mod codel;
 pub mod droptail;
 pub mod eun_wang;
 pub mod global_notifier;
@@ -19,6 +20,7 @@ pub mod index_policy;
 pub mod ob;
 pub mod odt;
 pub mod optimizer;
+pub mod pie;
 pub mod red;
 
 use crate::packet::{Ecn, Packet};
@@ -30,12 +32,14 @@ use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, VecDeque};
 
 pub use blue::Blue;
+pub use codel::CoDel;
 pub use droptail::DropTail;
 pub use eun_wang::EunWang;
 pub use global_notifier::GlobalNotifier;
 pub use index_policy::IndexQueue;
 pub use ob::Ob;
 pub use odt::Odt;
+pub use pie::Pie;
 pub use red::Red;
 
 /// Why a packet was dropped or marked: an open set of names, counted per name in the results.
@@ -321,6 +325,8 @@ disciplines! {
     Ob, "ob" => Ob,
     GlobalNotifier, "global-notifier" => GlobalNotifier,
     Index, "index" => IndexQueue,
+    Codel, "codel" => CoDel,
+    Pie, "pie" => Pie,
 }
 
 impl QueueDisc for AnyQueue {
@@ -381,7 +387,7 @@ mod tests {
         let v = serde_json::json!({"discipline": "droptail", "limit": 5, "colour": 1});
         let e = QueueSpec::parse(&v, "q").unwrap_err();
         assert!(e.to_string().contains("colour"), "{e}");
-        let v = serde_json::json!({"discipline": "codel"});
+        let v = serde_json::json!({"discipline": "nonesuch"});
         let e = QueueSpec::parse(&v, "q").unwrap_err();
         assert_eq!(e.field, "q.discipline");
         assert!(e.message.contains("droptail, red"), "{e}");

@@ -1,0 +1,383 @@
+//! CoDel, "Controlled Delay" (Nichols, Jacobson, McGregor & Iyengar, RFC 8289), following the pseudo-code
+//! of RFC 8289 §5 line by line (ns-3's `CoDelQueueDisc` and Linux's `codel_dequeue` follow it too).
+//!
+//! Packets are stamped at enqueue (§5.2; an arrival that does not fit `limit` is an `overflow` drop, the only
+//! drop before enqueue). At dequeue (§5.3, `dodequeue`), the head's sojourn time is compared with `target`:
+//! when it has stayed at or above `target` for `interval`, and more than one `mtu` of bytes is still
+//! waiting (§4.2's "maxpacket" check, so a link never idles because of a drop), it is `ok_to_drop`. Then
+//! (§5.4, `dequeue`):
+//!
+//! - not in drop state: drop the head (`Reason("codel")`, after dequeue), take the next, enter drop state;
+//!   `count` restarts at 1, or at `count − lastcount` if that is above 1 and the last drop-state cycle was
+//!   recent (`now − drop_next < 16·interval`, the Linux variant the RFC gives); `drop_next = now +
+//!   interval/√count` (§5.5's control law);
+//! - in drop state: leave it as soon as `ok_to_drop` is false; otherwise, while `now ≥ drop_next`, drop the
+//!   head, `count += 1`, take the next, and `drop_next += interval/√count` (several drops at once when the
+//!   backlog is large).
+//!
+//! With `ecn`, an ECN-capable packet that would be dropped is CE-marked instead and sent (RFC 8289 §5 "ECN";
+//! as Linux and ns-3: a mark counts like a drop in `count`, and the marked packet ends that dequeue's loop).
+//! Not-ECT packets are still dropped. The RFC's time 0 meaning "not above target" is kept (`first_above_time
+//! = 0`); simulated times are in picoseconds, so `now + interval` is never 0. `now − drop_next` saturates at
+//! 0 when `drop_next` is in the future (the signed comparison of Linux and ns-3).
+
+use super::{resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
+use crate::packet::Packet;
+use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::time::{from_secs, Time};
+use crate::units::{Bytes, Seconds};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// CoDel's drops and marks.
+pub const CODEL: Reason = Reason("codel");
+
+/// `{ discipline = "codel", target = "5ms", interval = "100ms", limit = 1000 }`.
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct Spec {
+    /// Packets waiting (default 1000, Linux's; ns-3's is 1500).
+    pub limit: Option<u64>,
+    pub limit_bytes: Option<Bytes>,
+    /// Acceptable standing queue delay (RFC 8289 §4.4: 5 ms).
+    pub target: Seconds,
+    /// Sliding window of the minimum, about a worst-case RTT (§4.3: 100 ms).
+    pub interval: Seconds,
+    /// maxpacket: no drop while at most this many bytes wait (default: the port's packet size).
+    pub mtu: Option<Bytes>,
+    /// CE-mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+}
+
+impl Default for Spec {
+    fn default() -> Self {
+        Spec {
+            limit: None,
+            limit_bytes: None,
+            target: Seconds(0.005),
+            interval: Seconds(0.1),
+            mtu: None,
+            ecn: false,
+        }
+    }
+}
+
+pub struct CoDel {
+    fifo: Fifo,
+    limit: Limit,
+    target: Time,
+    interval: Time,
+    maxpacket: u64,
+    ecn: bool,
+    first_above_time: Time,
+    drop_next: Time,
+    count: u32,
+    lastcount: u32,
+    dropping: bool,
+    drop_states: u64,
+}
+
+impl Discipline for CoDel {
+    type Spec = Spec;
+    fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
+        let limit = match (s.limit, s.limit_bytes) {
+            (None, None) => Limit::Packets(1000),
+            _ => resolve_limit(s.limit, s.limit_bytes, &ctx)?,
+        };
+        finite_range(&ctx.field("target"), s.target.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
+        finite_range(&ctx.field("interval"), s.interval.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
+        let mtu = s.mtu.map_or(ctx.packet_size as f64, |b| b.0);
+        check(&ctx.field("mtu"), mtu.is_finite() && (64.0..=1e9).contains(&mtu), "in [64 B, 1 GB]", mtu)?;
+        if s.ecn && !ctx.ecn_senders {
+            return err(&ctx.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
+        }
+        Ok(CoDel::new(limit, from_secs(s.target.0), from_secs(s.interval.0), mtu as u64, s.ecn))
+    }
+}
+
+impl CoDel {
+    pub fn new(limit: Limit, target: Time, interval: Time, maxpacket: u64, ecn: bool) -> Self {
+        CoDel {
+            fifo: Fifo::default(),
+            limit,
+            target,
+            interval,
+            maxpacket,
+            ecn,
+            first_above_time: 0,
+            drop_next: 0,
+            count: 0,
+            lastcount: 0,
+            dropping: false,
+            drop_states: 0,
+        }
+    }
+
+    /// RFC 8289 §5.5: `t + interval / √count`, rounded to the picosecond.
+    pub fn control_law(&self, t: Time, count: u32) -> Time {
+        t + (self.interval as f64 / (count as f64).sqrt() + 0.5) as Time
+    }
+
+    /// RFC 8289 §5.3 `dodequeue`: the head, and whether the sojourn time has been above target for an
+    /// interval.
+    fn dodequeue(&mut self, now: Time) -> (Option<Packet>, bool) {
+        let Some(p) = self.fifo.pop() else {
+            self.first_above_time = 0;
+            return (None, false);
+        };
+        let sojourn_time = now.saturating_sub(p.enqueued_at);
+        let mut ok_to_drop = false;
+        if sojourn_time < self.target || self.fifo.bytes() <= self.maxpacket {
+            self.first_above_time = 0;
+        } else if self.first_above_time == 0 {
+            self.first_above_time = now + self.interval;
+        } else if now >= self.first_above_time {
+            ok_to_drop = true;
+        }
+        (Some(p), ok_to_drop)
+    }
+
+    /// Drop `pkt`, or CE-mark it with `ecn` if it is ECN-capable; `Some(pkt)` if it was marked (and goes on).
+    #[inline]
+    fn signal(&self, mut pkt: Packet, fx: &mut QueueEffects) -> Option<Packet> {
+        if self.ecn && fx.mark(&mut pkt, CODEL) {
+            Some(pkt)
+        } else {
+            fx.drop_after_dequeue(pkt, CODEL);
+            None
+        }
+    }
+
+    /// Whether CoDel is in drop state, its `count` and `drop_next`.
+    pub fn state(&self) -> (bool, u32, Time) {
+        (self.dropping, self.count, self.drop_next)
+    }
+}
+
+impl QueueDisc for CoDel {
+    fn enqueue(&mut self, pkt: Packet, now: Time, fx: &mut QueueEffects) {
+        self.fifo.admit(pkt, self.limit, now, fx);
+    }
+
+    /// RFC 8289 §5.4.
+    fn dequeue(&mut self, now: Time, fx: &mut QueueEffects) -> Option<Packet> {
+        let (mut p, mut ok_to_drop) = self.dodequeue(now);
+        if self.dropping {
+            if !ok_to_drop {
+                self.dropping = false;
+            }
+            while now >= self.drop_next && self.dropping {
+                let head = p.take()?;
+                self.count += 1;
+                if let Some(marked) = self.signal(head, fx) {
+                    self.drop_next = self.control_law(self.drop_next, self.count);
+                    return Some(marked);
+                }
+                (p, ok_to_drop) = self.dodequeue(now);
+                if !ok_to_drop {
+                    self.dropping = false;
+                } else {
+                    self.drop_next = self.control_law(self.drop_next, self.count);
+                }
+            }
+        } else if ok_to_drop {
+            let head = p.take()?;
+            if let Some(marked) = self.signal(head, fx) {
+                p = Some(marked);
+            } else {
+                (p, _) = self.dodequeue(now);
+            }
+            self.dropping = true;
+            self.drop_states += 1;
+            let delta = self.count.wrapping_sub(self.lastcount);
+            self.count = 1;
+            if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval {
+                self.count = delta;
+            }
+            self.drop_next = self.control_law(now, self.count);
+            self.lastcount = self.count;
+        }
+        p
+    }
+
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn report(&self, out: &mut BTreeMap<String, f64>) {
+        out.insert("count".into(), self.count as f64);
+        out.insert("drop_states".into(), self.drop_states as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Ecn;
+    use crate::queue::{reason, test_context, test_packet, QueueSpec, Stage};
+
+    const MS: Time = 1_000_000_000;
+
+    fn codel(ecn: bool) -> CoDel {
+        CoDel::new(Limit::Packets(100), 5 * MS, 100 * MS, 1000, ecn)
+    }
+
+    /// `n` 1000-byte packets stamped at `at`.
+    fn fill(q: &mut CoDel, n: u32, at: Time) {
+        let mut fx = QueueEffects::default();
+        for s in 0..n {
+            q.enqueue(test_packet(0, s, 1000), at, &mut fx);
+        }
+    }
+
+    #[test]
+    fn control_law_is_interval_over_root_count() {
+        let q = codel(false);
+        assert_eq!(q.control_law(0, 1), 100 * MS);
+        assert_eq!(q.control_law(7, 4), 7 + 50 * MS);
+        // 100 ms / √2 = 70.710678118654... ms.
+        assert_eq!(q.control_law(0, 2), 70_710_678_119);
+        // 100 ms / √3 = 57.735026918962... ms.
+        assert_eq!(q.control_law(0, 3), 57_735_026_919);
+    }
+
+    #[test]
+    fn rfc_8289_drop_schedule() {
+        let mut q = codel(false);
+        let mut fx = QueueEffects::default();
+        fill(&mut q, 20, 0);
+        // 10 ms of sojourn: above target for the first time, first_above_time = 110 ms.
+        assert_eq!(q.dequeue(10 * MS, &mut fx).unwrap().seq, 0);
+        assert_eq!(q.first_above_time, 110 * MS);
+        assert_eq!(q.dequeue(50 * MS, &mut fx).unwrap().seq, 1);
+        assert!(fx.drops.is_empty());
+        // At 110 ms: ok_to_drop, enter drop state; count = 1, drop_next = 110 + 100 ms.
+        assert_eq!(q.dequeue(110 * MS, &mut fx).unwrap().seq, 3);
+        assert_eq!(fx.drops.len(), 1);
+        assert_eq!((fx.drops[0].0.seq, fx.drops[0].1, fx.drops[0].2), (2, CODEL, Stage::AfterDequeue));
+        assert_eq!(q.state(), (true, 1, 210 * MS));
+        // Before drop_next: no drop.
+        assert_eq!(q.dequeue(150 * MS, &mut fx).unwrap().seq, 4);
+        // At drop_next: drop, count = 2, drop_next = 210 ms + 100/√2 ms.
+        assert_eq!(q.dequeue(210 * MS, &mut fx).unwrap().seq, 6);
+        assert_eq!(q.state(), (true, 2, 210 * MS + 70_710_678_119));
+        // At 300 ms (past 280.71 ms): one drop, count = 3, drop_next = 280.71 + 57.735 = 338.45 ms.
+        assert_eq!(q.dequeue(300 * MS, &mut fx).unwrap().seq, 8);
+        assert_eq!(q.state(), (true, 3, 210 * MS + 70_710_678_119 + 57_735_026_919));
+        assert_eq!(fx.drops.len(), 3);
+        // A fresh packet at the head (sojourn 1 ms < target): leave drop state.
+        q.fifo = Fifo::default();
+        fill(&mut q, 5, 399 * MS);
+        assert_eq!(q.dequeue(400 * MS, &mut fx).unwrap().seq, 0);
+        assert!(!q.state().0);
+        assert_eq!(q.first_above_time, 0);
+        // Back above target: first_above_time = 420 + 100 ms, drop state again at 520 ms. count − lastcount
+        // = 3 − 1 = 2 > 1 and the last cycle was recent: count restarts at 2, drop_next = 520 + 70.71 ms.
+        assert_eq!(q.dequeue(420 * MS, &mut fx).unwrap().seq, 1);
+        assert_eq!(q.dequeue(520 * MS, &mut fx).unwrap().seq, 3);
+        assert_eq!(q.state(), (true, 2, 520 * MS + 70_710_678_119));
+        assert_eq!(q.lastcount, 2);
+        assert_eq!(q.drop_states, 2);
+    }
+
+    #[test]
+    fn a_long_gap_restarts_count_at_one() {
+        let mut q = codel(false);
+        let mut fx = QueueEffects::default();
+        (q.count, q.lastcount, q.drop_next) = (10, 1, 100 * MS);
+        fill(&mut q, 10, 0);
+        q.first_above_time = MS;
+        // now − drop_next = 1.7 s − 0.1 s = 1.6 s, not < 16 · 100 ms: count = 1.
+        q.dequeue(1700 * MS, &mut fx);
+        assert_eq!(q.state(), (true, 1, 1800 * MS));
+        // 1.5 s after drop_next: count = delta = 9, drop_next = now + 100/3 ms.
+        let mut q = codel(false);
+        (q.count, q.lastcount, q.drop_next) = (10, 1, 100 * MS);
+        fill(&mut q, 10, 0);
+        q.first_above_time = MS;
+        q.dequeue(1600 * MS, &mut fx);
+        assert_eq!(q.state(), (true, 9, 1600 * MS + 33_333_333_333));
+    }
+
+    #[test]
+    fn no_drop_while_at_most_one_mtu_waits() {
+        let mut q = codel(false);
+        let mut fx = QueueEffects::default();
+        fill(&mut q, 2, 0);
+        // One packet (1000 B = maxpacket) left after this dequeue: never above target.
+        q.dequeue(50 * MS, &mut fx);
+        assert_eq!(q.first_above_time, 0);
+        q.dequeue(500 * MS, &mut fx);
+        assert!(fx.drops.is_empty() && !q.state().0);
+        // Empty: dodequeue resets first_above_time and returns nothing.
+        assert!(q.dequeue(600 * MS, &mut fx).is_none());
+    }
+
+    #[test]
+    fn several_drops_at_once_under_a_large_backlog() {
+        let mut q = codel(false);
+        let mut fx = QueueEffects::default();
+        fill(&mut q, 30, 0);
+        (q.dropping, q.count, q.drop_next, q.first_above_time) = (true, 1, 100 * MS, MS);
+        // At 200 ms: drop (count 2, next 170.71 ms), drop (count 3, next 228.45 ms), then stop.
+        assert_eq!(q.dequeue(200 * MS, &mut fx).unwrap().seq, 2);
+        assert_eq!(fx.drops.len(), 2);
+        assert_eq!(q.state(), (true, 3, 100 * MS + 70_710_678_119 + 57_735_026_919));
+    }
+
+    #[test]
+    fn ecn_marks_instead_of_dropping() {
+        let mut q = codel(true);
+        let mut fx = QueueEffects::default();
+        for s in 0..10 {
+            q.enqueue(Packet { ecn: Ecn::Ect, ..test_packet(0, s, 1000) }, 0, &mut fx);
+        }
+        q.dequeue(10 * MS, &mut fx);
+        let p = q.dequeue(110 * MS, &mut fx).unwrap();
+        assert_eq!((p.seq, p.ecn), (1, Ecn::Ce));
+        assert_eq!(fx.marks, vec![(0, CODEL)]);
+        assert_eq!(q.state(), (true, 1, 210 * MS));
+        let p = q.dequeue(210 * MS, &mut fx).unwrap();
+        assert_eq!((p.seq, p.ecn), (2, Ecn::Ce));
+        assert_eq!(q.state(), (true, 2, 210 * MS + 70_710_678_119));
+        assert!(fx.drops.is_empty());
+        // A Not-ECT packet is dropped.
+        q.enqueue(test_packet(1, 0, 1000), 0, &mut fx);
+        q.fifo.iter_mut().for_each(|p| p.ecn = Ecn::NotEct);
+        q.dequeue(300 * MS, &mut fx);
+        assert_eq!(fx.drops.len(), 1);
+    }
+
+    #[test]
+    fn overflow_is_a_tail_drop() {
+        let mut q = CoDel::new(Limit::Packets(2), 5 * MS, 100 * MS, 1000, false);
+        fill(&mut q, 3, 0);
+        let mut fx = QueueEffects::default();
+        q.enqueue(test_packet(0, 9, 1000), 0, &mut fx);
+        assert_eq!((q.len(), fx.drops[0].1, fx.drops[0].2), (2, reason::OVERFLOW, Stage::BeforeEnqueue));
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let build = |v: serde_json::Value| {
+            let spec = QueueSpec::parse(&v, "q")?;
+            spec.build(test_context("q"))
+        };
+        let e = |v| build(v).err().unwrap().field;
+        assert_eq!(e(serde_json::json!({"discipline": "codel", "target": "0s"})), "q.target");
+        assert_eq!(e(serde_json::json!({"discipline": "codel", "interval": "-1s"})), "q.interval");
+        assert_eq!(e(serde_json::json!({"discipline": "codel", "mtu": "10B"})), "q.mtu");
+        assert_eq!(e(serde_json::json!({"discipline": "codel", "limit": 0})), "q.limit");
+        let mut ctx = test_context("q");
+        ctx.ecn_senders = false;
+        let spec = QueueSpec::parse(&serde_json::json!({"discipline": "codel", "ecn": true}), "q").unwrap();
+        assert_eq!(spec.build(ctx).err().unwrap().field, "q.ecn");
+        assert!(build(serde_json::json!({"discipline": "codel"})).is_ok());
+        let spec = QueueSpec::parse(&serde_json::json!({"discipline": "codel"}), "q").unwrap();
+        assert_eq!(spec.to_json()["target"], serde_json::json!(0.005));
+    }
+}

@@ -1,0 +1,106 @@
+//! Whole simulations through CoDel (RFC 8289) and PIE (RFC 8033): conservation, and each mechanism's effect
+//! (a standing queue delay near its target where DropTail with the same large buffer fills it).
+
+use bufferlab_engine::results::PortResult;
+use bufferlab_engine::time::PS_PER_SEC;
+use bufferlab_engine::{config_from_json, run_json, Simulation};
+
+/// A dumbbell with `flows` NewReno flows, RTTs uniform in [20, 200] ms, 1000-byte packets, ECN-capable
+/// senders.
+fn scenario(queue: &str, rate: &str, flows: u32, duration: &str, warmup: &str) -> String {
+    format!(
+        r#"{{"seed": 1, "duration": "{duration}", "warmup": "{warmup}",
+            "bottleneck": {{"rate": "{rate}", "delay": "1ms", "queue": {queue}}},
+            "flows": {{"count": {flows}, "rtt": {{"uniform": ["20ms", "200ms"]}}, "start": {{"uniform": ["0s", "1s"]}}}},
+            "tcp": {{"packet_size": "1000B", "ecn": true}}}}"#
+    )
+}
+
+fn bottleneck(queue: &str) -> PortResult {
+    run_json(&scenario(queue, "20Mbps", 20, "40s", "10s")).unwrap().ports.remove(0)
+}
+
+pub fn conserved(queue: &str) {
+    let cfg = config_from_json(&scenario(queue, "10Mbps", 20, "20s", "5s")).unwrap();
+    let mut sim = Simulation::new(cfg).unwrap();
+    for k in 1..=40 {
+        sim.run_until(k * PS_PER_SEC / 2);
+        let (sent, delivered, dropped, in_flight) = sim.conservation();
+        assert_eq!(sent, delivered + dropped + in_flight, "{queue} at step {k}");
+        let (totals, held) = sim.port_conservation(0);
+        assert_eq!(totals.arrivals, totals.departures + totals.drops + held, "{queue} at step {k}");
+    }
+    let r = sim.finish();
+    let s = &r.summary;
+    assert_eq!(s.sent, s.delivered + s.dropped + s.in_flight);
+    assert!(s.drops + s.marks > 0, "{queue}: no congestion signal");
+    assert!(s.utilization > 0.8 && s.utilization <= 1.0 + 1e-9, "{queue}: {}", s.utilization);
+}
+
+#[test]
+fn codel_conserves_packets() {
+    conserved(r#"{"discipline": "codel", "limit": 1000}"#);
+    conserved(r#"{"discipline": "codel", "limit": 1000, "ecn": true}"#);
+}
+
+#[test]
+fn codel_holds_the_standing_queue_near_its_target() {
+    let droptail = bottleneck(r#"{"discipline": "droptail", "limit": 1000}"#);
+    let codel = bottleneck(r#"{"discipline": "codel", "limit": 1000}"#);
+    let ecn = bottleneck(r#"{"discipline": "codel", "limit": 1000, "ecn": true}"#);
+    eprintln!(
+        "droptail {:.4} s, codel {:.4} s (p50 {:.4}), codel+ecn {:.4} s; utilization {:.3} {:.3}",
+        droptail.delay_mean_s,
+        codel.delay_mean_s,
+        codel.delay_p50_s,
+        ecn.delay_mean_s,
+        codel.utilization,
+        ecn.utilization
+    );
+    // The 1000-packet buffer holds 400 ms at 20 Mb/s; DropTail fills much of it.
+    assert!(droptail.delay_mean_s > 0.1, "{}", droptail.delay_mean_s);
+    // CoDel: drops at dequeue only, and a standing delay of a few targets (5 ms).
+    assert!(codel.delay_mean_s > 0.002 && codel.delay_mean_s < 0.025, "{}", codel.delay_mean_s);
+    assert_eq!(codel.drops, codel.drops_at_dequeue);
+    assert!(codel.drop_reasons["codel"] > 0 && !codel.drop_reasons.contains_key("overflow"));
+    assert!(codel.utilization > 0.9, "{}", codel.utilization);
+    // With ECN the signals are marks.
+    assert!(ecn.delay_mean_s < 0.025 && ecn.marks > 100, "{} {}", ecn.delay_mean_s, ecn.marks);
+    assert!(ecn.drops < codel.drops / 10, "{} {}", ecn.drops, codel.drops);
+}
+
+#[test]
+fn pie_conserves_packets() {
+    conserved(r#"{"discipline": "pie", "limit": 1000}"#);
+    conserved(r#"{"discipline": "pie", "limit": 1000, "ecn": true, "derandomize": true}"#);
+    conserved(r#"{"discipline": "pie", "limit": 1000, "delay": "rate"}"#);
+}
+
+#[test]
+fn pie_holds_the_queue_delay_near_its_target() {
+    let droptail = bottleneck(r#"{"discipline": "droptail", "limit": 1000}"#);
+    let pie = bottleneck(r#"{"discipline": "pie", "limit": 1000}"#);
+    let rate = bottleneck(r#"{"discipline": "pie", "limit": 1000, "delay": "rate"}"#);
+    let ecn = bottleneck(r#"{"discipline": "pie", "limit": 1000, "ecn": true, "derandomize": true}"#);
+    eprintln!(
+        "droptail {:.4} s, pie {:.4} s (p50 {:.4}), pie rate {:.4} s, pie+ecn {:.4} s; utilization {:.3} {:.3} {:.3}",
+        droptail.delay_mean_s,
+        pie.delay_mean_s,
+        pie.delay_p50_s,
+        rate.delay_mean_s,
+        ecn.delay_mean_s,
+        pie.utilization,
+        rate.utilization,
+        ecn.utilization
+    );
+    assert!(droptail.delay_mean_s > 0.1, "{}", droptail.delay_mean_s);
+    // PIE: early drops at enqueue, the mean delay within a few ms of its 15 ms target.
+    for (name, q) in [("timestamp", &pie), ("rate", &rate), ("ecn", &ecn)] {
+        assert!((q.delay_mean_s - 0.015).abs() < 0.008, "{name}: {}", q.delay_mean_s);
+        assert!(q.utilization > 0.9, "{name}: {}", q.utilization);
+        assert!(q.queue_state["drop_prob"] > 0.0, "{name}");
+    }
+    assert!(pie.drop_reasons["pie"] > 0 && pie.drops_at_dequeue == 0);
+    assert!(!pie.drop_reasons.contains_key("overflow"));
+    assert!(ecn.marks > 100 && ecn.drops < pie.drops / 10, "{} {} {}", ecn.marks, ecn.drops, pie.drops);
+}
