@@ -31,7 +31,7 @@ use serde::Deserialize;
 #[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Spec {
-    /// The cubic scaling constant C (§5.1: 0.4), segments/s³, in (0, 100].
+    /// The cubic scaling constant C (RFC 9438: 0.4), segments/s³, in (0, 100].
     pub c: f64,
     /// β_cubic, the multiplicative decrease factor (§4.6: 0.7), in (0, 1).
     pub beta: f64,
