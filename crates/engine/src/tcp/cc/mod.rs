@@ -11,11 +11,13 @@
 //! defaults and checks), and one line in the `controllers!` list below.
 
 pub mod aimd;
+pub mod cubic;
 pub mod newreno;
 pub mod poisson;
 pub mod whittle;
 
 pub use aimd::Aimd;
+pub use cubic::Cubic;
 pub use newreno::NewReno;
 pub use poisson::Poisson;
 pub use whittle::Whittle;
@@ -185,6 +187,7 @@ controllers! {
     Aimd, "aimd" => Aimd,
     Poisson, "poisson" => Poisson,
     Whittle, "whittle" => Whittle,
+    Cubic, "cubic" => Cubic,
 }
 
 impl CongestionControl for AnyCc {

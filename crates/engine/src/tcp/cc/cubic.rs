@@ -1,0 +1,397 @@
+//! CUBIC (RFC 9438), windows in segments, C in segments/s³.
+//!
+//! - Slow start below `ssthresh` as Reno (one segment per ACK of new data, [`super::reno_growth`]).
+//!   HyStart++ (RFC 9438 §4.10, RFC 9406) is not implemented: slow start ends at a congestion signal.
+//! - Congestion avoidance (§4.2): a stage starts at the first ACK in congestion avoidance after a congestion
+//!   signal (`t_epoch = now`, `cwnd_epoch = cwnd`), with `K = cbrt((W_max − cwnd_epoch) / C)` (eq. 2) and
+//!   `W_cubic(t) = C·(t − K)³ + W_max` (eq. 1), t in seconds since `t_epoch`. On each ACK the target is
+//!   `W_cubic(t + RTT)` clamped to `[cwnd, 1.5·cwnd]`, RTT the smoothed RTT (0 before any sample), and
+//!   `cwnd += (target − cwnd) / cwnd` (§4.4, §4.5: per ACK, so delayed ACKs halve it, as Reno's growth here).
+//! - Reno-friendly region (§4.3, `reno_friendly`): `W_est = cwnd_epoch` at the stage's start,
+//!   `W_est += α·acked / cwnd` per ACK with `α = 3(1 − β)/(1 + β)` until `W_est ≥ cwnd_prior` (the window
+//!   before the last reduction), then `α = 1`; when `W_cubic(t) < W_est`, `cwnd = W_est`.
+//! - Multiplicative decrease (§4.6) on every signal (loss, ECN, timeout): `ssthresh = max(β·W, 2)`, W the
+//!   data in flight (`reduce_from = "in-flight"`, as `tcp.ssthresh_from` measures it: §4.6's `flight_size`)
+//!   or `cwnd` (`"cwnd"`, which §4.6 allows, as Linux and ns-3); the sender then sets `cwnd = ssthresh`
+//!   (fast recovery, ECN) or the loss window (timeout). `cwnd_prior = cwnd`.
+//! - Fast convergence (§4.7): before the reduction, `W_max = cwnd·(1 + β)/2` if `cwnd < W_max`, else
+//!   `W_max = cwnd`. Without it, always `W_max = cwnd`.
+//! - Timeout (§4.8): the same ssthresh; the first congestion avoidance stage after it uses `K = 0` and
+//!   `W_max = W_est = cwnd_epoch`. Whenever `cwnd_epoch ≥ W_max` otherwise (possible only when the data in
+//!   flight exceeded cwnd at the signal), the stage starts the same way (Linux's and ns-3's origin point).
+
+use super::aimd::ReduceFrom;
+use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
+use crate::rng::Rng;
+use crate::scenario::{check, ScenarioError};
+use crate::time::{to_secs, Time};
+use serde::Deserialize;
+
+/// `{ kind = "cubic", c = 0.4, beta = 0.7, fast_convergence = true, reno_friendly = true }`.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Spec {
+    /// The cubic scaling constant C (RFC 9438: 0.4), segments/s³, in (0, 100].
+    pub c: f64,
+    /// β_cubic, the multiplicative decrease factor (§4.6: 0.7), in (0, 1).
+    pub beta: f64,
+    /// §4.7 fast convergence.
+    pub fast_convergence: bool,
+    /// §4.3 Reno-friendly region (W_est).
+    pub reno_friendly: bool,
+    /// The window the decrease starts from: §4.6's flight size (default) or cwnd.
+    pub reduce_from: ReduceFrom,
+}
+
+impl Default for Spec {
+    fn default() -> Self {
+        Spec {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            reduce_from: ReduceFrom::InFlight,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    spec: Spec,
+    /// 3(1 − β)/(1 + β) (§4.3).
+    alpha_reno: f64,
+    /// W_max, segments (0 before the first signal).
+    w_max: f64,
+    /// cwnd before the last reduction (§4.6).
+    cwnd_prior: f64,
+    /// The current congestion avoidance stage's start, `None` until its first ACK.
+    epoch: Option<Time>,
+    /// K, seconds.
+    k: f64,
+    w_est: f64,
+    /// α_cubic in use (§4.3).
+    alpha: f64,
+    /// The last signal was a timeout (§4.8).
+    after_timeout: bool,
+}
+
+impl Controller for Cubic {
+    type Spec = Spec;
+    fn from_spec(s: &Spec, field: &str, _: Rng) -> Result<Self, ScenarioError> {
+        let f = |p: &str| format!("{field}.{p}");
+        check(&f("c"), s.c > 0.0 && s.c <= 100.0, "in (0, 100] segments/s³", s.c)?;
+        check(&f("beta"), s.beta > 0.0 && s.beta < 1.0, "in (0, 1)", s.beta)?;
+        let alpha_reno = 3.0 * (1.0 - s.beta) / (1.0 + s.beta);
+        Ok(Cubic {
+            spec: s.clone(),
+            alpha_reno,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+            k: 0.0,
+            w_est: 0.0,
+            alpha: alpha_reno,
+            after_timeout: false,
+        })
+    }
+}
+
+impl Cubic {
+    /// W_cubic(t), eq. 1, t in seconds since the stage's start.
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.spec.c * (t - self.k).powi(3) + self.w_max
+    }
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+    /// K, seconds.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+    /// The Reno-friendly estimate W_est.
+    pub fn w_est(&self) -> f64 {
+        self.w_est
+    }
+
+    fn start_epoch(&mut self, cwnd: f64, now: Time) {
+        self.epoch = Some(now);
+        if self.after_timeout || cwnd >= self.w_max {
+            self.w_max = cwnd;
+            self.k = 0.0;
+        } else {
+            self.k = ((self.w_max - cwnd) / self.spec.c).cbrt();
+        }
+        self.after_timeout = false;
+        self.w_est = cwnd;
+        self.alpha = self.alpha_reno;
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
+        if acked == 0 {
+            return;
+        }
+        if w.cwnd < w.ssthresh {
+            reno_growth(w, acked, 1.0);
+            return;
+        }
+        let epoch = match self.epoch {
+            Some(e) => e,
+            None => {
+                self.start_epoch(w.cwnd, ctx.now);
+                ctx.now
+            }
+        };
+        let t = to_secs(ctx.now.saturating_sub(epoch));
+        if self.spec.reno_friendly {
+            self.w_est += self.alpha * acked as f64 / w.cwnd;
+            if self.w_est >= self.cwnd_prior {
+                self.alpha = 1.0;
+            }
+            if self.w_cubic(t) < self.w_est {
+                w.cwnd = self.w_est;
+                return;
+            }
+        }
+        let rtt = ctx.rtt.srtt().unwrap_or(0.0);
+        let target = self.w_cubic(t + rtt).clamp(w.cwnd, 1.5 * w.cwnd);
+        w.cwnd += (target - w.cwnd) / w.cwnd;
+    }
+
+    fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+        let from = match self.spec.reduce_from {
+            ReduceFrom::InFlight => ctx.in_flight as f64,
+            ReduceFrom::Cwnd => w.cwnd,
+        };
+        self.w_max = if self.spec.fast_convergence && w.cwnd < self.w_max {
+            w.cwnd * (1.0 + self.spec.beta) / 2.0
+        } else {
+            w.cwnd
+        };
+        self.cwnd_prior = w.cwnd;
+        self.epoch = None;
+        self.after_timeout = signal == Signal::Timeout;
+        (self.spec.beta * from).max(2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::test_context;
+    use crate::tcp::rtt::{RtoBounds, RttEstimator};
+    use crate::time::from_secs;
+
+    fn cubic(spec: Spec) -> Cubic {
+        Cubic::from_spec(&spec, "c", Rng::new(1, 1)).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    /// An estimator whose smoothed RTT is `rtt` seconds.
+    fn est(rtt: f64) -> RttEstimator {
+        let mut e = RttEstimator::default();
+        let b = RtoBounds { initial: from_secs(1.0), min: 0, max: Time::MAX, granularity: 0 };
+        e.sample(from_secs(rtt), &b);
+        e
+    }
+
+    #[test]
+    fn k_and_the_cubic_curve_after_a_loss() {
+        // cwnd 100 at a loss, 100 in flight: W_max = 100, ssthresh = 70; cwnd_epoch = 70.
+        // K = cbrt((100 − 70) / 0.4) = cbrt(75) = 4.21716... s.
+        let mut cc = cubic(Spec::default());
+        let e = est(0.1);
+        let ctx = test_context(&e, 100);
+        let w0 = Window { cwnd: 100.0, ssthresh: f64::INFINITY };
+        let ss = cc.ssthresh(&w0, Signal::Loss, &ctx);
+        assert!(close(ss, 70.0));
+        assert_eq!(cc.w_max(), 100.0);
+        let mut w = Window { cwnd: ss, ssthresh: ss };
+        cc.on_ack(&mut w, 1, &ctx);
+        let k = 75f64.cbrt();
+        assert!(close(cc.k(), k), "{}", cc.k());
+        assert!((k - 4.217163).abs() < 1e-6);
+        // W(0) = cwnd_epoch, W(K) = W_max, W(K + 1) = 100.4, W(1) = 100 − 0.4·3.21716³ = 86.6808...
+        assert!(close(cc.w_cubic(0.0), 70.0));
+        assert!(close(cc.w_cubic(k), 100.0));
+        assert!(close(cc.w_cubic(k + 1.0), 100.4));
+        assert!(close(cc.w_cubic(1.0), 100.0 - 0.4 * (k - 1.0).powi(3)));
+        assert!((cc.w_cubic(1.0) - 86.68).abs() < 0.01);
+        // The first ACK (t = 0): W_est = 70 + α/70 (α = 3·0.3/1.7 = 9/17) is above W_cubic(0) = 70, so the
+        // Reno-friendly region sets cwnd = W_est.
+        assert!(close(w.cwnd, 70.0 + 9.0 / 17.0 / 70.0), "{}", w.cwnd);
+        // Without it (srtt 0.1): target W(0.1) = 100 − 0.4·(K − 0.1)³, cwnd += (target − 70)/70.
+        let mut plain = cubic(Spec { reno_friendly: false, ..Spec::default() });
+        plain.ssthresh(&w0, Signal::Loss, &ctx);
+        let mut w = Window { cwnd: ss, ssthresh: ss };
+        plain.on_ack(&mut w, 1, &ctx);
+        let target = 100.0 - 0.4 * (k - 0.1).powi(3);
+        assert!(close(w.cwnd, 70.0 + (target - 70.0) / 70.0), "{}", w.cwnd);
+    }
+
+    #[test]
+    fn target_is_clamped_to_one_and_a_half_cwnd_and_to_cwnd() {
+        // Far past K the curve is steep: the target is 1.5·cwnd, cwnd grows by 0.5 per ACK.
+        let mut cc = cubic(Spec { reno_friendly: false, ..Spec::default() });
+        let e = est(0.1);
+        let mut ctx = test_context(&e, 10);
+        cc.ssthresh(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
+        cc.on_ack(&mut w, 1, &ctx); // the stage starts at t = 0
+        let before = w.cwnd;
+        ctx.now = from_secs(100.0);
+        cc.on_ack(&mut w, 1, &ctx);
+        assert!(close(w.cwnd, before + 0.5));
+        // A cwnd above W_cubic(t + RTT): target = cwnd, no growth. W_max 100, cwnd_epoch 97: K = cbrt(7.5),
+        // W(0.1) = 100 − 0.4·(K − 0.1)³ = 97.44; a window of 99 (set from outside) stays.
+        let mut cc = cubic(Spec { reno_friendly: false, ..Spec::default() });
+        ctx.now = 0;
+        cc.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &test_context(&e, 50));
+        let mut w = Window { cwnd: 97.0, ssthresh: 35.0 };
+        cc.on_ack(&mut w, 1, &ctx);
+        assert!(close(cc.k(), 7.5f64.cbrt()));
+        assert!((cc.w_cubic(0.1) - 97.44).abs() < 0.01, "{}", cc.w_cubic(0.1));
+        w.cwnd = 99.0;
+        cc.on_ack(&mut w, 1, &ctx);
+        assert_eq!(w.cwnd, 99.0);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_when_the_window_shrank() {
+        let mut cc = cubic(Spec::default());
+        let e = est(0.1);
+        let ctx = test_context(&e, 80);
+        cc.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        assert_eq!(cc.w_max(), 100.0);
+        // The next loss at cwnd 80 < W_max: W_max = 80·(1 + 0.7)/2 = 68; ssthresh = 0.7·80 = 56.
+        let ss = cc.ssthresh(&Window { cwnd: 80.0, ssthresh: 70.0 }, Signal::Ecn, &ctx);
+        assert!(close(cc.w_max(), 68.0));
+        assert!(close(ss, 56.0));
+        // K = cbrt((68 − 56) / 0.4) = cbrt(30).
+        let mut w = Window { cwnd: 56.0, ssthresh: 56.0 };
+        cc.on_ack(&mut w, 1, &ctx);
+        assert!(close(cc.k(), 30f64.cbrt()));
+        // Without fast convergence W_max = cwnd = 80; K = cbrt((80 − 56)/0.4) = cbrt(60).
+        let mut plain = cubic(Spec { fast_convergence: false, ..Spec::default() });
+        plain.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        plain.ssthresh(&Window { cwnd: 80.0, ssthresh: 70.0 }, Signal::Loss, &ctx);
+        assert_eq!(plain.w_max(), 80.0);
+        let mut w = Window { cwnd: 56.0, ssthresh: 56.0 };
+        plain.on_ack(&mut w, 1, &ctx);
+        assert!(close(plain.k(), 60f64.cbrt()));
+    }
+
+    #[test]
+    fn the_decrease_starts_from_flight_or_cwnd_and_keeps_two_segments() {
+        let e = est(0.1);
+        let w = Window { cwnd: 20.0, ssthresh: f64::INFINITY };
+        let mut flight = cubic(Spec::default());
+        assert!(close(flight.ssthresh(&w, Signal::Loss, &test_context(&e, 10)), 7.0));
+        let mut cwnd = cubic(Spec { reduce_from: ReduceFrom::Cwnd, ..Spec::default() });
+        assert!(close(cwnd.ssthresh(&w, Signal::Loss, &test_context(&e, 10)), 14.0));
+        assert_eq!(flight.ssthresh(&w, Signal::Loss, &test_context(&e, 2)), 2.0);
+        assert_eq!(flight.loss_window(&w, &test_context(&e, 2)), 1.0);
+    }
+
+    #[test]
+    fn reno_friendly_region_takes_over_at_a_small_window() {
+        // W_max = 10, cwnd_epoch = 7: K = cbrt(7.5) = 1.957 s. With a 10 ms RTT and one ACK per segment,
+        // W_est gains α = 9/17 ≈ 0.53 segment per RTT while the cubic curve gains less than 0.4·(1.957³ −
+        // 1.857³)/1 ≈ 0.44 over the first 100 ms: the Reno-friendly region holds, each ACK sets cwnd = W_est.
+        let e = est(0.01);
+        let mut ctx = test_context(&e, 10);
+        let mut cc = cubic(Spec::default());
+        cc.ssthresh(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
+        // First ACK: W_est = 7 + α/7, α = 3·0.3/1.7 = 9/17; W_cubic(0) = 7 < W_est: cwnd = W_est.
+        cc.on_ack(&mut w, 1, &ctx);
+        let alpha = 9.0 / 17.0;
+        assert!(close(w.cwnd, 7.0 + alpha / 7.0), "{}", w.cwnd);
+        assert!(close(cc.w_est(), w.cwnd));
+        // α becomes 1 once W_est reaches cwnd_prior = 10.
+        let mut acks = 0;
+        while w.cwnd < 10.0 {
+            ctx.now += from_secs(0.01 / w.cwnd);
+            cc.on_ack(&mut w, 1, &ctx);
+            acks += 1;
+        }
+        assert!(cc.w_cubic(to_secs(ctx.now)) < cc.w_est());
+        let before = w.cwnd;
+        cc.on_ack(&mut w, 1, &ctx);
+        assert!(close(w.cwnd, before + 1.0 / before), "α = 1 past cwnd_prior");
+        // Reno-friendly at α: about (10 − 7)·7/α ≈ 40 ACKs (the window grows as it goes).
+        assert!((40..=60).contains(&acks), "{acks}");
+        // Without the region, the cubic curve alone grows far slower at this RTT.
+        let mut plain = cubic(Spec { reno_friendly: false, ..Spec::default() });
+        ctx.now = 0;
+        plain.ssthresh(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
+        for _ in 0..acks {
+            ctx.now += from_secs(0.01 / w.cwnd);
+            plain.on_ack(&mut w, 1, &ctx);
+        }
+        assert!(w.cwnd < 8.0, "{}", w.cwnd);
+    }
+
+    #[test]
+    fn slow_start_as_reno_and_the_stage_after_a_timeout() {
+        let e = est(0.1);
+        let mut ctx = test_context(&e, 40);
+        let mut cc = cubic(Spec::default());
+        let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
+        cc.on_ack(&mut w, 2, &ctx);
+        assert_eq!(w.cwnd, 11.0);
+        // Timeout at cwnd 40: ssthresh 28, W_max 40 (first signal); cwnd = 1, slow start to 28.
+        let ss = cc.ssthresh(&Window { cwnd: 40.0, ssthresh: f64::INFINITY }, Signal::Timeout, &ctx);
+        assert!(close(ss, 28.0));
+        let mut w = Window { cwnd: cc.loss_window(&w, &ctx), ssthresh: ss };
+        assert_eq!(w.cwnd, 1.0);
+        while w.cwnd < w.ssthresh {
+            cc.on_ack(&mut w, 1, &ctx);
+        }
+        assert_eq!(w.cwnd, 28.0);
+        // §4.8: the stage starts with K = 0 and W_max = W_est = cwnd_epoch = 28.
+        ctx.now = from_secs(5.0);
+        cc.on_ack(&mut w, 1, &ctx);
+        assert_eq!((cc.k(), cc.w_max()), (0.0, 28.0));
+        // W(0.1) = 28 + 0.4·0.001 = 28.0004; W_est = 28 + α/28: the Reno-friendly estimate leads.
+        let alpha = 9.0 / 17.0;
+        assert!(close(w.cwnd, 28.0 + alpha / 28.0), "{}", w.cwnd);
+    }
+
+    #[test]
+    fn deterministic() {
+        let run = || {
+            let e = est(0.05);
+            let mut ctx = test_context(&e, 30);
+            let mut cc = cubic(Spec::default());
+            let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
+            let mut trace = Vec::new();
+            for i in 0..5000u64 {
+                ctx.now = i * from_secs(0.001);
+                if i % 700 == 699 {
+                    w.ssthresh = cc.ssthresh(&w, Signal::Loss, &ctx);
+                    w.cwnd = w.ssthresh;
+                }
+                cc.on_ack(&mut w, 1, &ctx);
+                trace.push(w.cwnd.to_bits());
+            }
+            trace
+        };
+        assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let e =
+            |s: Spec| Cubic::from_spec(&s, "flows[0].tcp.congestion_control", Rng::new(1, 1)).unwrap_err();
+        assert_eq!(e(Spec { c: 0.0, ..Spec::default() }).field, "flows[0].tcp.congestion_control.c");
+        assert_eq!(e(Spec { c: f64::NAN, ..Spec::default() }).field, "flows[0].tcp.congestion_control.c");
+        assert_eq!(e(Spec { beta: 1.0, ..Spec::default() }).field, "flows[0].tcp.congestion_control.beta");
+        assert_eq!(e(Spec { beta: 0.0, ..Spec::default() }).field, "flows[0].tcp.congestion_control.beta");
+    }
+}
