@@ -371,7 +371,8 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         q = lk["queue"]
         disc = str(q["discipline"]).lower()
         if disc not in ("droptail", "red"):
-            raise BufferLabError(f"{qf}.discipline: ns-3 has no equivalent of {disc!r}; comparison skipped")
+            raise BufferLabError(f"{qf}.discipline: the ns-3 translator maps droptail and red, not {disc!r}; "
+                                 "comparison skipped")
         wires = sorted({tcps[g]["wire_size"] for g in crossing[i]}) or [tcps[0]["wire_size"]]
         wire = wires[-1]
         if len(wires) > 1:
