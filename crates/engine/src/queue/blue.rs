@@ -21,7 +21,7 @@
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::scenario::{check, finite_range, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
@@ -154,9 +154,7 @@ impl Discipline for Blue {
             check(&ctx.field("threshold"), l <= 1 << 40, "in [0, 2^40] packets", l)?;
         }
         finite_range(&ctx.field("initial_probability"), s.initial_probability, 0.0, 1.0, "in [0, 1]")?;
-        if s.ecn && !ctx.ecn_senders {
-            return err(&ctx.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
-        }
+        ctx.check_ecn(s.ecn)?;
         let params = BlueParams {
             increment: s.increment,
             decrement: s.decrement,

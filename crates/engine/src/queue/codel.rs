@@ -21,9 +21,9 @@
 //! = 0`); simulated times are in picoseconds, so `now + interval` is never 0. `now − drop_next` saturates at
 //! 0 when `drop_next` is in the future (the signed comparison of Linux and ns-3).
 
-use super::{resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
+use super::{resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::Packet;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::scenario::{check, finite_range, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
@@ -80,17 +80,12 @@ pub struct CoDel {
 impl Discipline for CoDel {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        let limit = match (s.limit, s.limit_bytes) {
-            (None, None) => Limit::Packets(1000),
-            _ => resolve_limit(s.limit, s.limit_bytes, &ctx)?,
-        };
+        let limit = resolve_limit_or(s.limit, s.limit_bytes, Limit::Packets(1000), &ctx)?;
         finite_range(&ctx.field("target"), s.target.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
         finite_range(&ctx.field("interval"), s.interval.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
         let mtu = s.mtu.map_or(ctx.packet_size as f64, |b| b.0);
         check(&ctx.field("mtu"), mtu.is_finite() && (64.0..=1e9).contains(&mtu), "in [64 B, 1 GB]", mtu)?;
-        if s.ecn && !ctx.ecn_senders {
-            return err(&ctx.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
-        }
+        ctx.check_ecn(s.ecn)?;
         Ok(CoDel::new(limit, from_secs(s.target.0), from_secs(s.interval.0), mtu as u64, s.ecn))
     }
 }

@@ -216,6 +216,14 @@ impl QueueContext<'_> {
     pub fn field(&self, param: &str) -> String {
         format!("{}.{param}", self.field)
     }
+
+    /// An `ecn = true` parameter needs ECN-capable senders through the port.
+    pub fn check_ecn(&self, ecn: bool) -> Result<(), ScenarioError> {
+        if ecn && !self.ecn_senders {
+            return err(&self.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
+        }
+        Ok(())
+    }
 }
 
 /// A discipline built from its scenario table.
@@ -223,6 +231,19 @@ pub trait Discipline: QueueDisc + Sized {
     /// Its parameters as a scenario writes them (with `deny_unknown_fields` and defaults).
     type Spec: DeserializeOwned + serde::Serialize + Clone + std::fmt::Debug;
     fn build(spec: &Self::Spec, ctx: QueueContext) -> Result<Self, ScenarioError>;
+}
+
+/// The buffer limit of a scenario table, `limit` or `limit_bytes`, or `default` when neither is given.
+pub fn resolve_limit_or(
+    limit: Option<u64>,
+    limit_bytes: Option<Bytes>,
+    default: Limit,
+    ctx: &QueueContext,
+) -> Result<Limit, ScenarioError> {
+    match (limit, limit_bytes) {
+        (None, None) => Ok(default),
+        _ => resolve_limit(limit, limit_bytes, ctx),
+    }
 }
 
 /// The buffer limit of a scenario table: `limit` (packets) or `limit_bytes`, exactly one.

@@ -92,9 +92,7 @@ impl Discipline for Ob {
             1.0,
             "in [min_probability, 1]",
         )?;
-        if s.ecn && !ctx.ecn_senders {
-            return err(&ctx.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
-        }
+        ctx.check_ecn(s.ecn)?;
         let opt = GridOptimizer::new(p0, s.min_probability, 1.0, false, &tuning).or_else(|e| match e {
             GridError::Initial => err(&ctx.field("initial_probability"), "must be in [min_probability, 1]"),
             GridError::Range => err(

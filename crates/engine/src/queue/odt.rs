@@ -10,7 +10,7 @@ use super::optimizer::{
     DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter, TuningSpec, ALPHA, GAMMA, INTERVAL_S,
     WINDOW,
 };
-use super::{resolve_limit, Discipline, DropTail, Limit, QueueContext, QueueDisc, QueueEffects};
+use super::{resolve_limit_or, Discipline, DropTail, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::scenario::{err, finite_range, ScenarioError};
 use crate::time::Time;
@@ -63,12 +63,9 @@ pub(crate) fn buffer_bytes(
     ctx: &QueueContext,
 ) -> Result<f64, ScenarioError> {
     let pkt = ctx.packet_size as f64;
-    Ok(match (limit, limit_bytes) {
-        (None, None) => DEFAULT_BUFFER_PKTS as f64 * pkt,
-        _ => match resolve_limit(limit, limit_bytes, ctx)? {
-            Limit::Packets(n) => n as f64 * pkt,
-            Limit::Bytes(b) => b as f64,
-        },
+    Ok(match resolve_limit_or(limit, limit_bytes, Limit::Packets(DEFAULT_BUFFER_PKTS), ctx)? {
+        Limit::Packets(n) => n as f64 * pkt,
+        Limit::Bytes(b) => b as f64,
     })
 }
 

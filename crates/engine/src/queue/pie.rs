@@ -30,10 +30,10 @@
 //!
 //! PIE is always active: §5.3's optional switching on at a third of the buffer is not implemented.
 
-use super::{resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
+use super::{resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::scenario::{check, finite_range, ScenarioError};
 use crate::time::{from_secs, to_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
@@ -132,7 +132,11 @@ pub struct PieParams {
 impl PieParams {
     /// The RFC's defaults, for `mean_pktsize`-byte packets.
     pub fn rfc(mean_pktsize: f64) -> Self {
-        let s = Spec::default();
+        PieParams::from_spec(&Spec::default(), mean_pktsize)
+    }
+
+    /// The parameters of a (checked) scenario table.
+    fn from_spec(s: &Spec, mean_pktsize: f64) -> Self {
         PieParams {
             target: from_secs(s.target.0),
             t_update: from_secs(s.t_update.0),
@@ -175,10 +179,7 @@ pub struct Pie {
 impl Discipline for Pie {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        let limit = match (s.limit, s.limit_bytes) {
-            (None, None) => Limit::Packets(1000),
-            _ => resolve_limit(s.limit, s.limit_bytes, &ctx)?,
-        };
+        let limit = resolve_limit_or(s.limit, s.limit_bytes, Limit::Packets(1000), &ctx)?;
         finite_range(&ctx.field("target"), s.target.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
         finite_range(&ctx.field("t_update"), s.t_update.0, 1e-6, 3600.0, "in [1 us, 1 h]")?;
         finite_range(&ctx.field("alpha"), s.alpha, 0.0, 1e6, "in [0, 1e6] Hz")?;
@@ -193,26 +194,8 @@ impl Discipline for Pie {
             "in [1 B, 1 GB]",
             mean,
         )?;
-        if s.ecn && !ctx.ecn_senders {
-            return err(&ctx.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
-        }
-        let p = PieParams {
-            target: from_secs(s.target.0),
-            t_update: from_secs(s.t_update.0),
-            alpha: s.alpha,
-            beta: s.beta,
-            max_burst: from_secs(s.max_burst.0),
-            auto_tune: s.auto_tune,
-            cap_drop_adjustment: s.cap_drop_adjustment,
-            delay: s.delay,
-            dq_threshold: s.dq_threshold.0 as u64,
-            derandomize: s.derandomize,
-            ecn: s.ecn,
-            ecn_threshold: s.ecn_threshold,
-            mean_pktsize: mean,
-            scale_by_size: s.scale_by_size,
-        };
-        Ok(Pie::new(p, limit, ctx.rng))
+        ctx.check_ecn(s.ecn)?;
+        Ok(Pie::new(PieParams::from_spec(s, mean), limit, ctx.rng))
     }
 }
 

@@ -24,7 +24,7 @@
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::scenario::{check, finite_range, ScenarioError};
 use crate::time::{to_secs, Time};
 use crate::units::Bytes;
 use serde::Deserialize;
@@ -75,9 +75,7 @@ impl Discipline for Red {
         check(&ctx.field("weight"), s.weight > 0.0 && s.weight <= 1.0, "in (0, 1]", s.weight)?;
         let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |m| m.0);
         finite_range(&ctx.field("mean_pktsize"), mean, 1.0, 65535.0, "in [1, 65535] bytes")?;
-        if s.ecn && !ctx.ecn_senders {
-            return err(&ctx.field("ecn"), "needs tcp.ecn = true (senders must send ECT packets)");
-        }
+        ctx.check_ecn(s.ecn)?;
         let params = RedParams {
             min_th: s.min_th,
             max_th: s.max_th,
