@@ -109,7 +109,7 @@ def test_values_come_from_the_engine_resolver():
     assert fl["start_s"] == pytest.approx(list(run.flows["start_s"]), abs=1e-12)
     # A TOML path works as well as a dict.
     path = ROOT / "validation/scenarios/v06-10flows-red-ecn.toml"
-    assert ns3sim.translate(path) == ns3sim.translate(cli._load_toml(path))
+    assert ns3sim.translate(path) == ns3sim.translate(ns3sim.load(path))
 
 
 def test_access_delay_and_handshake_offset():
@@ -454,7 +454,7 @@ def test_matrix_scenarios_translate():
     assert len(files) >= 16
     counts, discs, forms = set(), set(), set()
     for f in files:
-        sc = cli._load_toml(f)
+        sc = ns3sim.load(f)
         cfg = ns3sim.translate(sc)
         # Like with like: every TCP rule ns-3 3.44 follows and the engine offers is selected.
         assert not [n for n in cfg["notes"] if "tcp." in n], (f.name, cfg["notes"])

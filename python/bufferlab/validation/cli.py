@@ -57,22 +57,6 @@ def _count(value: Any) -> str:
     return "-" if value is None else f"{float(value):,.0f}"
 
 
-def _load_toml(path: Path) -> Dict[str, Any]:
-    try:
-        import tomllib  # type: ignore[import-not-found]  # noqa: PLC0415
-    except ModuleNotFoundError:  # Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]  # noqa: PLC0415
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError as exc:
-        raise BufferLabError(f"{path}: no such scenario file") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise BufferLabError(f"{path}: malformed TOML: {exc}") from exc
-    data.setdefault("name", path.stem)
-    return data
-
-
 def scenario_paths(paths: List[str], quick: bool) -> List[Path]:
     """The scenario files to run, in order."""
     if paths:
@@ -110,7 +94,7 @@ def replications_for(flows: int, requested: int | None, groups: int = 1) -> int:
 
 def handler(args: argparse.Namespace) -> int:
     paths = scenario_paths(args.scenarios, args.quick)
-    scenarios = [_load_toml(p) for p in paths]
+    scenarios = [ns3sim.load(p) for p in paths]
     if not ns3sim.ns3_available():
         print("bufferlab validate: ns-3 is not installed, nothing was compared. "
               "Install it with `pip install ns3==3.44.post0` (or `pip install bufferlab[ns3]`).",

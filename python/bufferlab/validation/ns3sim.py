@@ -72,8 +72,9 @@ ScenarioLike = Union[str, Path, Mapping[str, Any]]
 # --------------------------------------------------------------------------------------------------
 
 
-def _load(scenario: ScenarioLike) -> Dict[str, Any]:
-    """The scenario as written (a dict), for naming fields in errors."""
+def load(scenario: ScenarioLike) -> Dict[str, Any]:
+    """The scenario as written (a dict), for naming fields in errors; a file's scenario is named after it by
+    default."""
     if isinstance(scenario, Mapping):
         return dict(scenario)
     try:
@@ -273,7 +274,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
     """
     if not isinstance(scenario, (Mapping, str, Path)):
         raise BufferLabError("scenario: expected a table (dict) or a TOML path")
-    spec = _load(scenario)
+    spec = load(scenario)
     res = resolved if resolved is not None else resolve(scenario)
     links_in, groups_in = res["links"], res["groups"]
     gfields = _group_fields(spec, len(groups_in))
@@ -1204,7 +1205,7 @@ def _count_root_qdiscs(devs: Any) -> int:
 
 def run_ns3_isolated(scenario: ScenarioLike, *, timeout: float | None = None) -> Dict[str, Any]:
     """:func:`run_ns3` in a fresh Python process (ns-3's singletons and memory do not leak between runs)."""
-    spec = _load(scenario)
+    spec = load(scenario)
     translate(spec)  # validate here first
     payload = json.dumps({"scenario": spec})
     env = dict(os.environ)
