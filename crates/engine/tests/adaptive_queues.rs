@@ -2,10 +2,13 @@
 //! effect (BLUE keeps the queue short; ODT's limit settles on its grid and shrinks as γ grows; OB's
 //! probability is the drop rate it applies and grows with γ).
 
+mod common;
+
 use bufferlab_engine::queue::AnyQueue;
 use bufferlab_engine::results::PortResult;
 use bufferlab_engine::time::{from_secs, PS_PER_SEC};
 use bufferlab_engine::{config_from_json, run_json, Simulation};
+use common::assert_conserved;
 
 /// A dumbbell with `flows` NewReno flows, RTTs uniform in [20, 220] ms (Stanojević & Shorten §3.1), 1000-byte
 /// packets.
@@ -42,10 +45,7 @@ fn packets_are_conserved_at_every_step() {
         let mut sim = Simulation::new(cfg).unwrap();
         for k in 1..=60 {
             sim.run_until(k * PS_PER_SEC / 2);
-            let (sent, delivered, dropped, in_flight) = sim.conservation();
-            assert_eq!(sent, delivered + dropped + in_flight, "{queue} at step {k}");
-            let (totals, held) = sim.port_conservation(0);
-            assert_eq!(totals.arrivals, totals.departures + totals.drops + held, "{queue} at step {k}");
+            assert_conserved(&sim, &format!("{queue} at step {k}"));
         }
         let r = sim.finish();
         let s = &r.summary;

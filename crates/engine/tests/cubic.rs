@@ -1,7 +1,10 @@
 //! CUBIC (RFC 9438) in whole simulations: conservation, a full bottleneck, the cubic sawtooth (concave up to
 //! W_max, reached about K seconds after the reduction), and CUBIC beside NewReno.
 
+mod common;
+
 use bufferlab_engine::{config_from_json, run_json, Simulation};
+use common::assert_conserved;
 
 fn one_flow(cc: &str) -> String {
     format!(
@@ -76,8 +79,7 @@ fn fills_the_bottleneck_and_is_deterministic() {
     let mut sim = Simulation::new(config_from_json(s).unwrap()).unwrap();
     for k in 1..=30 {
         sim.run_until(k * 1_000_000_000_000);
-        let (sent, delivered, dropped, in_flight) = sim.conservation();
-        assert_eq!(sent, delivered + dropped + in_flight, "at {k} s");
+        assert_conserved(&sim, &format!("at {k} s"));
     }
     let r = sim.finish();
     assert_eq!(r.groups[0].congestion_control, "cubic");

@@ -1,6 +1,9 @@
 //! Whole-simulation checks: determinism, conservation, and throughput against closed forms.
 
+mod common;
+
 use bufferlab_engine::{config_from_json, run_json, Simulation};
+use common::assert_conserved;
 
 fn scenario(queue: &str, extra_tcp: &str, flows: u32, duration: &str) -> String {
     format!(
@@ -35,8 +38,7 @@ fn packets_are_conserved_at_every_step() {
         let mut sim = Simulation::new(config_from_json(&scenario(queue, tcp, 30, "20s")).unwrap()).unwrap();
         for k in 1..=40 {
             sim.run_until(k * 500_000_000_000);
-            let (sent, delivered, dropped, in_flight) = sim.conservation();
-            assert_eq!(sent, delivered + dropped + in_flight, "{queue} {tcp} at step {k}");
+            assert_conserved(&sim, &format!("{queue} {tcp} at step {k}"));
         }
         let r = sim.finish();
         let s = &r.summary;

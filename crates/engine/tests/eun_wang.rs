@@ -3,8 +3,11 @@
 //! forced drops, a live N, and the multi-hop topology of Figs. 7-8 (a per-hop queue list in
 //! `[parking_lot]`).
 
+mod common;
+
 use bufferlab_engine::queue::eun_wang::{auto_limit, scale};
 use bufferlab_engine::{config_from_json, Results, Simulation};
+use common::assert_conserved;
 
 fn sim(text: &str) -> Simulation {
     Simulation::new(config_from_json(text).unwrap()).unwrap()
@@ -22,21 +25,12 @@ fn dumbbell(n: u32, queue: &str, duration: u32) -> String {
     )
 }
 
-fn check_conservation(s: &Simulation, what: &str) {
-    let (sent, delivered, dropped, in_flight) = s.conservation();
-    assert_eq!(sent, delivered + dropped + in_flight, "{what}");
-    for p in 0..s.config().network.links.len() {
-        let (t, held) = s.port_conservation(p);
-        assert_eq!(t.arrivals, t.departures + t.drops + held, "{what}: port {p}");
-    }
-}
-
 /// Run, checking conservation every simulated second.
 fn run(text: &str, seconds: u64, what: &str) -> Results {
     let mut s = sim(text);
     for k in 1..=seconds {
         s.run_until(k * 1_000_000_000_000);
-        check_conservation(&s, &format!("{what} at {k} s"));
+        assert_conserved(&s, &format!("{what} at {k} s"));
     }
     let r = s.finish();
     assert_eq!(r.summary.sent, r.summary.delivered + r.summary.dropped + r.summary.in_flight, "{what}");
@@ -128,10 +122,10 @@ fn a_live_n_follows_the_flows_through_the_port() {
         let mut s = sim(&text(flows));
         s.run_until(5_000_000_000_000);
         assert_eq!(s.active_flows(0), 200);
-        check_conservation(&s, flows);
+        assert_conserved(&s, flows);
         s.run_until(20_000_000_000_000);
         assert_eq!(s.active_flows(0), 40);
-        check_conservation(&s, flows);
+        assert_conserved(&s, flows);
         let r = s.finish();
         assert!(r.ports[0].marks > 0);
         let late: Vec<f64> = (r.series.time_s.iter().zip(&r.series.queue_pkts))

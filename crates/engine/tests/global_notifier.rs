@@ -1,7 +1,10 @@
 //! Global Notifier in whole simulations (Tsioliaridou & Tsaoussidis, note §2.1): conservation, no early
 //! drops, and the notification reaches more flows sooner than RED's.
 
+mod common;
+
 use bufferlab_engine::{config_from_json, run_json, Simulation};
+use common::assert_conserved;
 
 fn scenario(queue: &str, duration: &str) -> String {
     format!(
@@ -22,8 +25,7 @@ fn conserves_packets_and_never_drops_early() {
     let mut sim = Simulation::new(config_from_json(&scenario(GN, "20s")).unwrap()).unwrap();
     for k in 1..=40 {
         sim.run_until(k * 500_000_000_000);
-        let (sent, delivered, dropped, in_flight) = sim.conservation();
-        assert_eq!(sent, delivered + dropped + in_flight, "at step {k}");
+        assert_conserved(&sim, &format!("at step {k}"));
     }
     let r = sim.finish();
     let port = &r.ports[0];

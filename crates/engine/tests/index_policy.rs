@@ -2,7 +2,10 @@
 //! 1,500 kb/s bottleneck with 576-byte packets (the note's inference from Table 1: base RTT 40 ms, BDP
 //! ≈ 13 packets), a 13-packet buffer, Whittle-index senders (α = 1, β = 0.99, N = 30, normalised reward).
 
+mod common;
+
 use bufferlab_engine::{config_from_json, run_json, Results, Simulation};
+use common::assert_conserved;
 
 // bufferlab.models.whittle.index_table(30, 1.0, 0.99, gamma), rounded to 6 decimals.
 const NU_0_0: &str = "[0.693147, 0.50168, 0.395038, 0.326624, 0.278843, 0.243513, 0.216291, 0.194654, 0.177031, 0.162394, 0.150037, 0.139463, 0.130311, 0.122309, 0.115253, 0.108984, 0.103376, 0.098329, 0.093763, 0.089612, 0.085821, 0.082346, 0.079148, 0.076196, 0.073461, 0.070922, 0.068556, 0.066348, 0.064282, 0.062344]";
@@ -38,8 +41,7 @@ fn conserves_packets_and_drops_by_index() {
         Simulation::new(config_from_json(&scenario(INDEX, (0.0, NU_0_0), "40ms")).unwrap()).unwrap();
     for k in 1..=30 {
         sim.run_until(k * 10_000_000_000_000);
-        let (sent, delivered, dropped, in_flight) = sim.conservation();
-        assert_eq!(sent, delivered + dropped + in_flight, "at step {k}");
+        assert_conserved(&sim, &format!("at step {k}"));
     }
     let r = sim.finish();
     let port = &r.ports[0];

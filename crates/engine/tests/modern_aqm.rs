@@ -1,9 +1,12 @@
 //! Whole simulations through CoDel (RFC 8289) and PIE (RFC 8033): conservation, and each mechanism's effect
 //! (a standing queue delay near its target where DropTail with the same large buffer fills it).
 
+mod common;
+
 use bufferlab_engine::results::PortResult;
 use bufferlab_engine::time::PS_PER_SEC;
 use bufferlab_engine::{config_from_json, run_json, Simulation};
+use common::assert_conserved;
 
 /// A dumbbell with `flows` NewReno flows, RTTs uniform in [20, 200] ms, 1000-byte packets, ECN-capable
 /// senders.
@@ -25,10 +28,7 @@ pub fn conserved(queue: &str) {
     let mut sim = Simulation::new(cfg).unwrap();
     for k in 1..=40 {
         sim.run_until(k * PS_PER_SEC / 2);
-        let (sent, delivered, dropped, in_flight) = sim.conservation();
-        assert_eq!(sent, delivered + dropped + in_flight, "{queue} at step {k}");
-        let (totals, held) = sim.port_conservation(0);
-        assert_eq!(totals.arrivals, totals.departures + totals.drops + held, "{queue} at step {k}");
+        assert_conserved(&sim, &format!("{queue} at step {k}"));
     }
     let r = sim.finish();
     let s = &r.summary;

@@ -1,7 +1,10 @@
 //! Networks, groups and finite flows: conservation at every port and for every group, routes, completion
 //! times against a hand count, slot reuse with bounded memory.
 
+mod common;
+
 use bufferlab_engine::{config_from_json, run_json, Simulation};
+use common::assert_conserved;
 
 fn sim(text: &str) -> Simulation {
     Simulation::new(config_from_json(text).unwrap()).unwrap()
@@ -26,30 +29,13 @@ const SHORT_FLOWS: &str = r#"{"seed": 6, "duration": "30s", "warmup": "5s",
               {"name": "web", "rtt": {"uniform": ["20ms", "100ms"]}, "size": {"pareto": "40KB", "shape": 1.3},
                "arrival": {"load": 0.4}}]}"#;
 
-fn check_conservation(s: &Simulation, what: &str) {
-    let (sent, delivered, dropped, in_flight) = s.conservation();
-    assert_eq!(sent, delivered + dropped + in_flight, "{what}: network");
-    let ports = s.config().network.links.len();
-    for p in 0..ports {
-        let (t, held) = s.port_conservation(p);
-        assert_eq!(t.arrivals, t.departures + t.drops + held, "{what}: port {p}");
-    }
-    for g in 0..s.config().groups.len() {
-        let c = s.group_conservation(g);
-        let (sent, delivered, dropped, in_net) = c.data;
-        assert_eq!(sent, delivered + dropped + in_net, "{what}: group {g} data");
-        let (sent, delivered, dropped, in_net) = c.acks;
-        assert_eq!(sent, delivered + dropped + in_net, "{what}: group {g} ACKs");
-    }
-}
-
 #[test]
 fn conservation_at_every_port_and_for_every_group() {
     for (name, text) in [("parking lot", PARKING_LOT), ("two-way", TWO_WAY), ("short flows", SHORT_FLOWS)] {
         let mut s = sim(text);
         for k in 1..=40 {
             s.run_until(k * 500_000_000_000);
-            check_conservation(&s, &format!("{name} at step {k}"));
+            assert_conserved(&s, &format!("{name} at step {k}"));
         }
         let r = s.finish();
         assert_eq!(r.summary.sent, r.summary.delivered + r.summary.dropped + r.summary.in_flight, "{name}");

@@ -3,8 +3,11 @@
 //! injection (§2.3) conserves packets, is deterministic, and drops no more than the M/D/1/B queue of
 //! Theorem 1's virtual system (Lemmas 1–2).
 
+mod common;
+
 use bufferlab_engine::time::{from_secs, to_secs, Time};
 use bufferlab_engine::{config_from_json, run_json, Simulation};
+use common::assert_conserved;
 
 fn sim(text: &str) -> Simulation {
     Simulation::new(config_from_json(text).unwrap()).unwrap()
@@ -63,8 +66,7 @@ fn paced_senders_never_emit_two_packets_closer_than_the_pacing_gap() {
     for (pacing, bound) in [(r#""rtt""#, 0.1 / 40.0), ("true", 0.1 / 40.0), (r#""linux""#, 0.1 / 80.0)] {
         let mut s = sim(&six_paced_flows(pacing));
         let times = arrival_times(&mut s, 6, step, from_secs(20.0));
-        let (sent, delivered, dropped, in_flight) = s.conservation();
-        assert_eq!(sent, delivered + dropped + in_flight);
+        assert_conserved(&s, "paced flows");
         let mut closest = f64::INFINITY;
         for (i, flow) in times.iter().enumerate() {
             let first_rtt = from_secs(0.1 * i as f64 + 0.1);
@@ -148,8 +150,7 @@ fn poisson_injection_conserves_packets_and_is_deterministic() {
     let mut s = sim(&text);
     for k in 1..=40 {
         s.run_until(k * from_secs(0.5));
-        let (sent, delivered, dropped, in_flight) = s.conservation();
-        assert_eq!(sent, delivered + dropped + in_flight, "at step {k}");
+        assert_conserved(&s, &format!("at step {k}"));
     }
     let r = s.finish();
     assert_eq!(r.groups[0].congestion_control, "poisson");
