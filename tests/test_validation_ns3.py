@@ -139,6 +139,58 @@ def test_red_mapping():
     assert cfg["tcp"]["del_ack_count"] == 2 and cfg["tcp"]["ecn"] is True
 
 
+def test_codel_and_pie_mapping():
+    # 10 Mb/s, 1000-B packets: one serialization is 0.8 ms. ns-3's queue disc dequeues one packet earlier
+    # and holds one packet less, so its delay reference is 0.8 ms lower and MinBytes one packet lower.
+    sc = scenario(bottleneck={"rate": "10Mbps", "delay": "5ms",
+                              "queue": {"discipline": "codel", "limit": 300, "ecn": True}},
+                  tcp={"ecn": True, **LIKE_NS3})
+    cfg = ns3sim.translate(sc)
+    q = cfg["links"][0]["queue"]
+    assert q["ns3_type"] == "ns3::CoDelQueueDisc"
+    attrs = ns3sim.queue_disc_attributes(cfg)
+    assert attrs == {"MaxSize": "299p", "Target": "4200000ns", "Interval": "100000000ns", "MinBytes": 1,
+                     "UseEcn": True, "UseL4s": False}
+    sc["bottleneck"]["queue"] = {"discipline": "pie", "limit": 300, "target": "20ms", "ecn": True}
+    cfg = ns3sim.translate(sc)
+    attrs = ns3sim.queue_disc_attributes(cfg)
+    assert cfg["links"][0]["queue"]["ns3_type"] == "ns3::PieQueueDisc"
+    assert attrs["QueueDelayReference"] == "19200000ns" and attrs["Tupdate"] == "15000000ns"
+    assert (attrs["A"], attrs["B"], attrs["MarkEcnThreshold"], attrs["UseEcn"]) == (0.125, 1.25, 0.1, True)
+    assert attrs["MaxBurstAllowance"] == "150000000ns" and attrs["UseDequeueRateEstimator"] is False
+    assert any("PIE updates" in n for n in cfg["notes"])
+    assert compare.marking_links(cfg) == ["bottleneck"]
+
+
+def test_cubic_and_pacing_mapping():
+    cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
+    cfg = ns3sim.translate(scenario(tcp={"congestion_control": cubic, "pacing": "linux", **LIKE_NS3}))
+    assert cfg["tcp"]["socket_type"] == "ns3::TcpCubic"
+    assert ns3sim.congestion_control_defaults(cfg["tcp"]) == {
+        "ns3::TcpCubic::C": 0.4, "ns3::TcpCubic::Beta": 0.7, "ns3::TcpCubic::FastConvergence": True,
+        "ns3::TcpCubic::TcpFriendliness": True, "ns3::TcpCubic::HyStart": False,
+        "ns3::TcpSocketState::EnablePacing": True, "ns3::TcpSocketState::PacingSsRatio": 200,
+        "ns3::TcpSocketState::PacingCaRatio": 120, "ns3::TcpSocketState::PaceInitialWindow": False}
+    assert not [n for n in cfg["notes"] if "tcp." in n]
+    assert any(n.startswith("pacing:") for n in cfg["notes"])
+    # RFC 9438's own choices are translated, with a note for each choice ns-3 makes otherwise.
+    cfg = ns3sim.translate(scenario(tcp={"congestion_control": "cubic", "pacing": "rtt", **LIKE_NS3}))
+    cc_notes = [n for n in cfg["notes"] if n.startswith("tcp.congestion_control.")]
+    assert len(cc_notes) == 3 and any("after_timeout" in n for n in cc_notes)
+    d = ns3sim.congestion_control_defaults(cfg["tcp"])
+    assert (d["ns3::TcpSocketState::PacingSsRatio"], d["ns3::TcpSocketState::PacingCaRatio"]) == (100, 100)
+    cfg = ns3sim.translate(scenario(tcp=dict(LIKE_NS3)))
+    assert ns3sim.congestion_control_defaults(cfg["tcp"]) == {"ns3::TcpSocketState::EnablePacing": False}
+    # ns-3 sets the controller and pacing for every socket at once.
+    sc = two_way()
+    sc["flows"][1]["tcp"] = {"congestion_control": "cubic"}
+    with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.congestion_control"):
+        ns3sim.translate(sc)
+    sc["flows"][1]["tcp"] = {"pacing": "linux"}
+    with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.pacing"):
+        ns3sim.translate(sc)
+
+
 def test_read_back_must_match_what_was_asked():
     sc = scenario(bottleneck={"rate": "10Mbps", "delay": "5ms",
                               "queue": {"discipline": "red", "limit": 200, "ecn": True}},
@@ -184,14 +236,19 @@ def test_socket_read_back():
     "over, match",
     [
         ({"tcp": {"sack": False}}, "tcp.sack"),
-        ({"bottleneck": {"rate": "10Mbps", "queue": {"discipline": "pie"}}}, "discipline"),
+        ({"bottleneck": {"rate": "10Mbps", "queue": {"discipline": "blue", "limit": 50}}}, "discipline"),
+        ({"bottleneck": {"rate": "10Mbps", "queue": {"discipline": "pie", "delay": "rate"}}},
+         "bottleneck.queue.delay"),
+        ({"bottleneck": {"rate": "10Mbps", "queue": {"discipline": "pie", "auto_tune": False}}},
+         "bottleneck.queue.auto_tune"),
+        ({"bottleneck": {"rate": "1Mbps", "queue": {"discipline": "codel", "target": "5ms"}}},
+         "bottleneck.queue.target"),
         ({"bottleneck": {"rate": "10Mbps", "delay": "80ms", "queue": {"discipline": "droptail"}}},
          "flows.rtt"),
         ({"bottleneck": {"rate": "10Mbps", "queue": {"discipline": "droptail", "limit": 1}}},
          "bottleneck.queue.limit"),
         ({"tcp": {"congestion_control": {"kind": "aimd", "increase": 1, "decrease": 0.5}}},
          "tcp.congestion_control"),
-        ({"tcp": {"pacing": True}}, "tcp.pacing"),
         ({"flows": {"count": 2, "rtt": "100ms", "stop": "5s"}}, "flows.stop"),
         ({"flows": {"count": 2, "rtt": "100ms", "size": "100KB"}}, "flows.size"),
         ({"flows": [{"rtt": "100ms", "size": "100KB", "arrival": {"rate": 5}}]},
@@ -463,7 +520,8 @@ def test_matrix_scenarios_translate():
             discs.add((lk["queue"]["discipline"], bool(lk["queue"].get("ecn", False))))
         forms.add((len(cfg["links"]), len(cfg["groups"]), any(g["ack_route"] for g in cfg["groups"])))
     assert {1, 10, 100, 1000} <= counts
-    assert {("droptail", False), ("red", False), ("red", True)} <= discs
+    assert {("droptail", False), ("red", False), ("red", True), ("codel", False), ("codel", True),
+            ("pie", False), ("pie", True)} <= discs
     # A parking lot (2 links, 3 groups), two-way traffic with queued ACKs, two groups on one link.
     assert {(1, 1, False), (2, 3, False), (2, 2, True), (1, 2, False)} <= forms
     quick = [ln for ln in (ROOT / "validation/quick.txt").read_text().splitlines() if ln.endswith(".toml")]
@@ -555,3 +613,41 @@ def test_ns3_two_way_with_queued_acks_and_group_settings():
     # over ten seeds).
     for p in eng.ports.to_dict(orient="records"):
         assert abs(p["utilization"] - ports[p["name"]]["utilization"]) < 0.15, p["name"]
+
+
+def test_ns3_codel_with_paced_cubic_and_pie():
+    pytest.importorskip("ns")
+    # CoDel's control-law drops arrive as "Target exceeded drop" and count as early drops; CUBIC senders
+    # paced at Linux's rates keep the 10 Mb/s link busy; PIE's random drops are "Unforced drop".
+    cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
+    sc = scenario(
+        duration="8s", warmup="3s",
+        bottleneck={"rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "codel", "limit": 400}},
+        flows={"count": 4, "rtt": "60ms"},
+        tcp={"congestion_control": cubic, "pacing": "linux", **LIKE_NS3},
+    )
+    r = ns3sim.run_ns3(sc)
+    rb = r["ns3_config"]["read_back"]["links"]["bottleneck"]
+    assert rb["MaxSize"] == "399p" and rb["MinBytes"] == "1"
+    assert r["drops_early"] > 0 and r["drops_overflow"] == 0 and r["utilization"] > 0.8
+    assert not [n for n in r["ns3_config"]["notes"] if "unexpected reason" in n]
+    # The sojourn time stays near CoDel's 5 ms target (0.8 ms per packet here), far below 400 packets.
+    assert r["delay_mean_s"] < 0.02 and r["queue_max_pkts"] < 200
+    sc["bottleneck"]["queue"] = {"discipline": "pie", "limit": 400}
+    sc["tcp"] = dict(LIKE_NS3)
+    r = ns3sim.run_ns3(sc)
+    assert r["drops_early"] > 0 and r["ns3_config"]["read_back"]["links"]["bottleneck"]["A"] == "0.125"
+    assert not [n for n in r["ns3_config"]["notes"] if "unexpected reason" in n]
+
+
+def test_every_engine_mechanism_is_checked_or_listed_as_not_checkable():
+    from bufferlab import _engine
+
+    disciplines, controllers = _engine.names()
+    assert {"droptail", "red", "codel", "pie"} <= set(disciplines) and "cubic" in controllers
+    mapped = set(ns3sim.NS3_QUEUE_DISCS) | set(ns3sim.NS3_CONGESTION_CONTROL)
+    for name in [*disciplines, *controllers]:
+        assert (name in mapped) != (name in ns3sim.NS3_CANNOT_CHECK), name
+    text = "\n".join(cli.cannot_check_markdown())
+    assert "| discipline `global-notifier` | no Global Notifier in ns-3 |" in text
+    assert "`codel`" in text.split("\n")[2] and "nothing listed" not in text

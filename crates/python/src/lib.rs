@@ -111,6 +111,13 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
     Ok(cfg.to_json().to_string())
 }
 
+/// The names a scenario may give: queue disciplines (`discipline = ...`) and congestion controllers
+/// (`congestion_control = ...`), in the engine's order.
+#[pyfunction]
+fn names() -> (Vec<&'static str>, Vec<&'static str>) {
+    (bufferlab_engine::queue::DISCIPLINES.to_vec(), bufferlab_engine::tcp::cc::CONTROLLERS.to_vec())
+}
+
 /// Bits per second from a string such as `"100Mbps"` (the scenario grammar); `None` if it does not parse.
 #[pyfunction]
 fn parse_rate(text: &str) -> Option<f64> {
@@ -145,6 +152,7 @@ fn eun_wang_describe(table_json: &str, flows: u32, queues: Vec<f64>) -> PyResult
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

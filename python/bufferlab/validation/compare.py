@@ -204,9 +204,8 @@ class Comparison:
 
 
 def marking_links(cfg: Dict[str, Any]) -> List[str]:
-    """Links whose RED marks ECN-capable packets (their mark rate is compared)."""
-    return [lk["name"] for lk in cfg["links"]
-            if lk["queue"]["discipline"] == "red" and lk["queue"].get("ecn")]
+    """Links whose discipline marks ECN-capable packets (their mark rate is compared)."""
+    return [lk["name"] for lk in cfg["links"] if lk["queue"].get("ecn")]
 
 
 def _engine_run(scenario: Dict[str, Any]) -> Any:

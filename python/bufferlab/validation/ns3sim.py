@@ -63,8 +63,50 @@ NS3_TCP_IP_HEADER_BYTES = 40
 BIG_DEVICE_QUEUE = "100000p"
 #: Address blocks: link k is the /30 10.0.x.y (k-th), group g's access links are /30s in 10.(1+g).0.0/16.
 MAX_GROUPS, MAX_FLOWS_PER_GROUP, MAX_LINKS = 200, 16_000, 16_000
+#: The packets a discipline holds when its table gives no limit (the engine's defaults, Linux's).
+ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000}
+#: The engine's congestion controllers ns-3 3.44 has, as its socket types.
+NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
+#: CUBIC's choices where ns-3 3.44's `TcpCubic` departs from RFC 9438 (docs/scenario.md, `cubic`).
+NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
+#: `tcp.pacing` as ns-3's (PacingSsRatio, PacingCaRatio) in percent; None: pacing off.
+NS3_PACING_RATIOS = {"off": None, "rtt": (100, 100), "linux": (200, 120)}
+#: The engine's disciplines ns-3 3.44 has, and its queue disc for each.
+NS3_QUEUE_DISCS = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc",
+                   "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc"}
 
 ScenarioLike = Union[str, Path, Mapping[str, Any]]
+
+#: The engine's mechanisms ns-3 3.44 cannot run, why, and what checks them instead. Every discipline and
+#: controller the engine offers is either translated (above) or listed here (a test keeps it so).
+NS3_CANNOT_CHECK: Dict[str, Tuple[str, str]] = {
+    "eun-wang": ("ns-3's RED has fixed thresholds: no N^α scaling, no RED2/EXP marking curves",
+                 "thresholds against the paper's table and p^N(q) against `bufferlab.models.eun_wang` "
+                 "(tests/test_eun_wang_engine.py, queue/eun_wang.rs)"),
+    "blue": ("no BLUE queue disc in ns-3", "freeze time, p_m steps, drops at rate p_m (queue/blue.rs); the "
+             "example adapts p_m (tests/test_adaptive_queues.py)"),
+    "odt": ("no Optimal Drop-Tail in ns-3", "the optimiser's steps follow the measured slope "
+            "(queue/optimizer.rs); the example adapts its limit (tests/test_adaptive_queues.py)"),
+    "ob": ("no Optimal BLUE in ns-3", "the optimiser's steps (queue/optimizer.rs); the example adapts its "
+           "probability (tests/test_adaptive_queues.py)"),
+    "global-notifier": ("no Global Notifier in ns-3", "a firing marks the arrival and every unmarked queued "
+                        "ECT packet once, and fires exactly where RED marks (queue/global_notifier.rs)"),
+    "index": ("no index-policy queue in ns-3", "drops the smallest index, oldest first, across queue and "
+              "arrival; the heap matches a plain scan (queue/index_policy.rs)"),
+    "aimd": ("ns-3 has no general AIMD(a, b) controller", "increase and decrease per ACK and signal "
+             "(tcp/cc/aimd.rs)"),
+    "poisson": ("ns-3 has no Poisson-injection TCP", "the example meets Theorem 1 and its loss follows the "
+                "M/D/1/B queue (tests/test_tiny_buffers.py, tcp/cc/poisson.rs)"),
+    "whittle": ("ns-3 has no index-policy sender", "tags equal `bufferlab.models.whittle`'s tables "
+                "(tests/test_gn_index.py, tcp/cc/whittle.rs)"),
+}
+#: Scenario features the translator refuses, and why.
+NS3_CANNOT_CHECK_FEATURES: Dict[str, str] = {
+    "`tcp.sack = false`": "ns-3 3.44's non-SACK NewReno retransmits segments that were not lost",
+    "`tcp.ecn_response = \"per-signal\"`": "ns-3 reduces for ECN once per window only",
+    "finite flows, Poisson arrivals, stop times": "the translator runs bulk flows for the whole run",
+    "`[[udp]]` sources": "not translated",
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -265,6 +307,26 @@ def socket_attributes(tcp: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
             "receiver": {k: values[k] for k in _RECEIVER_ATTRS}}
 
 
+def congestion_control_defaults(tcp: Dict[str, Any]) -> Dict[str, Any]:
+    """ns-3 attribute defaults for a translated TCP's controller and pacing (Python types as in
+    :func:`queue_disc_attributes`)."""
+    out: Dict[str, Any] = {}
+    cc = tcp["congestion_control"]
+    if cc.get("kind") == "cubic":
+        # HyStart (on in ns-3, absent in the engine) off; ns-3's CUBIC is Linux's BIC-style integer version.
+        out.update({"ns3::TcpCubic::C": float(cc["c"]), "ns3::TcpCubic::Beta": float(cc["beta"]),
+                    "ns3::TcpCubic::FastConvergence": bool(cc["fast_convergence"]),
+                    "ns3::TcpCubic::TcpFriendliness": bool(cc["reno_friendly"]),
+                    "ns3::TcpCubic::HyStart": False})
+    ratios = NS3_PACING_RATIOS[tcp["pacing"]]
+    out["ns3::TcpSocketState::EnablePacing"] = ratios is not None
+    if ratios is not None:
+        out.update({"ns3::TcpSocketState::PacingSsRatio": ratios[0],
+                    "ns3::TcpSocketState::PacingCaRatio": ratios[1],
+                    "ns3::TcpSocketState::PaceInitialWindow": False})
+    return out
+
+
 def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -> Dict[str, Any]:
     """The ns-3 configuration of a scenario, as plain numbers (SI units, bytes, packets).
 
@@ -293,6 +355,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
 
     # TCP, per group.
     tcps: List[Dict[str, Any]] = []
+    ccs: List[Dict[str, Any]] = []
     for g, grp in enumerate(groups_in):
         field, table, t = gfields[g], tables[g], grp["tcp"]
 
@@ -310,17 +373,38 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             raise BufferLabError(f"{field}.count: the ns-3 translator takes at most "
                                  f"{MAX_FLOWS_PER_GROUP} flows per group")
         cc = grp.get("congestion_control") or {}
-        kind = str(cc.get("kind", cc) if isinstance(cc, Mapping) else cc).lower()
-        if kind != "newreno" or (isinstance(cc, Mapping) and set(cc) - {"kind"}):
-            raise BufferLabError(f"{tf('congestion_control')}: the ns-3 comparison supports 'newreno', "
-                                 f"got {cc!r}")
+        cc = dict(cc) if isinstance(cc, Mapping) else {"kind": str(cc)}
+        kind = str(cc.get("kind", "")).lower()
+        if kind not in NS3_CONGESTION_CONTROL:
+            raise BufferLabError(f"{tf('congestion_control')}: the ns-3 comparison supports "
+                                 f"{', '.join(map(repr, NS3_CONGESTION_CONTROL))}, got {cc!r}")
+        if kind == "newreno" and set(cc) - {"kind"}:
+            raise BufferLabError(f"{tf('congestion_control')}: NewReno takes no parameters, got {cc!r}")
+        for key, ns3_value in (NS3_CUBIC_CHOICES.items() if kind == "cubic" else ()):
+            if cc.get(key) != ns3_value:
+                notes.append(f"{tf('congestion_control')}.{key}: ns-3's CUBIC follows {ns3_value!r} (set "
+                             f"{key} = \"{ns3_value}\" to compare like with like)")
+        if g and cc != ccs[0]:
+            raise BufferLabError(f"{tf('congestion_control')}: ns-3 takes one congestion control for every "
+                                 "socket here; all groups need the same")
+        ccs.append(cc)
         if not t["sack"]:
             raise BufferLabError(
                 f"{tf('sack')}: ns-3 3.44's non-SACK NewReno path retransmits segments that were not lost; "
                 "the comparison needs sack = true"
             )
-        if t.get("pacing") not in (None, False, "off"):
-            raise BufferLabError(f"{tf('pacing')}: paced senders are not translated to ns-3")
+        pacing = str(t.get("pacing") or "off").lower()
+        if pacing not in NS3_PACING_RATIOS:
+            raise BufferLabError(f"{tf('pacing')}: the ns-3 comparison maps \"off\", \"rtt\" and \"linux\" "
+                                 f"pacing, got {t.get('pacing')!r}")
+        if g and pacing != tcps[0]["pacing"]:
+            raise BufferLabError(f"{tf('pacing')}: ns-3 sets pacing for every socket at once; all groups "
+                                 "need the same")
+        if pacing != "off":
+            # Not a choice a scenario can make: said in the notes, without naming a field.
+            notes.append("pacing: ns-3 paces at ratio·max(cwnd, bytes in flight)/srtt from the end of the "
+                         "initial window (its srtt starts from the handshake), the engine from its first RTT "
+                         "sample" + (", and \"rtt\" pacing spreads cwnd alone" if pacing == "rtt" else ""))
         if t.get("ecn_response", "once-per-rtt") != "once-per-rtt":
             raise BufferLabError(f"{tf('ecn_response')}: ns-3 reduces for ECN once per window; the "
                                  "comparison needs \"once-per-rtt\"")
@@ -350,7 +434,8 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             raise BufferLabError(f"{tf('initial_rto')}: ns-3 sets the initial RTO estimate for every socket "
                                  "at once; all groups need the same")
         tcps.append({
-            "socket_type": "ns3::TcpNewReno", "recovery_type": "ns3::TcpClassicRecovery",
+            "socket_type": NS3_CONGESTION_CONTROL[kind], "recovery_type": "ns3::TcpClassicRecovery",
+            "congestion_control": cc, "pacing": pacing,
             "packet_size": packet, "wire_size": segment + NS3_TCP_IP_HEADER_BYTES, "header_size": header,
             "segment_size": segment, "initial_window": int(iw),
             "min_rto_s": float(t["min_rto"]), "initial_rto_s": float(t["initial_rto"]),
@@ -371,15 +456,15 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         qf = f"{lfields[i]}.queue"
         q = lk["queue"]
         disc = str(q["discipline"]).lower()
-        if disc not in ("droptail", "red"):
-            raise BufferLabError(f"{qf}.discipline: the ns-3 translator maps droptail and red, not {disc!r}; "
-                                 "comparison skipped")
+        if disc not in NS3_QUEUE_DISCS:
+            raise BufferLabError(f"{qf}.discipline: the ns-3 translator maps {', '.join(NS3_QUEUE_DISCS)}, "
+                                 f"not {disc!r}; comparison skipped")
         wires = sorted({tcps[g]["wire_size"] for g in crossing[i]}) or [tcps[0]["wire_size"]]
         wire = wires[-1]
         if len(wires) > 1:
             notes.append(f"link {lk['name']!r}: groups with data packets of {wires} B cross it; its rate is "
                          f"scaled for {wire} B packets")
-        qcfg: Dict[str, Any] = {"discipline": disc, "device_queue_pkts": 1}
+        qcfg: Dict[str, Any] = {"discipline": disc, "ns3_type": NS3_QUEUE_DISCS[disc], "device_queue_pkts": 1}
         if q.get("limit_bytes") is not None:
             lb = int(q["limit_bytes"])
             if lb < 2 * wire:
@@ -391,7 +476,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                          "(ns-3 limit = bytes - 1 packet)")
             limit_pkts = lb // wire
         else:
-            limit = int(q["limit"])
+            limit = int(q["limit"] if q.get("limit") is not None else ENGINE_DEFAULT_LIMITS[disc])
             if limit < 2:
                 raise BufferLabError(
                     f"{qf}.limit: ns-3 needs >= 2 (one waiting packet lives in the device queue)"
@@ -399,22 +484,57 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             qcfg["limit"] = limit
             qcfg["ns3_max_size"] = f"{limit - 1}p"
             limit_pkts = limit
+        # Queue discs see one packet fewer than "packets waiting" while the link is busy (the next one waits
+        # in the device queue), and take it one serialization earlier than the engine's discipline does.
+        tx_s = wire * 8.0 / float(lk["rate"])
+        mean_pkt = q.get("mean_pktsize")
+        if mean_pkt is None:  # the engine's default: the largest packet of the groups crossing it
+            mean_pkt = max((tcps[g]["packet_size"] for g in crossing[i]), default=1000)
         if disc == "red":
             min_th, max_th, max_p = float(q["min_th"]), float(q["max_th"]), float(q["max_p"])
-            mean_pkt = q.get("mean_pktsize")
-            if mean_pkt is None:  # the engine's default: the largest packet of the groups crossing it
-                mean_pkt = max((tcps[g]["packet_size"] for g in crossing[i]), default=1000)
             qcfg.update(
                 min_th=min_th, max_th=max_th, max_p=max_p, weight=float(q["weight"]),
                 gentle=bool(q["gentle"]), wait=bool(q["wait"]), ecn=bool(q["ecn"]),
                 mean_pktsize=int(mean_pkt),
-                # ns-3 RED sees the queue disc only: one packet fewer than "packets waiting" when busy.
                 ns3_min_th=max(min_th - 1.0, 0.0), ns3_max_th=max_th - 1.0, ns3_linterm=1.0 / max_p,
                 ns3_use_hard_drop=True,
             )
-            if qcfg["ecn"] and not any(tcps[g]["ecn"] for g in crossing[i]):
-                notes.append("RED marks but TCP ECN is off: every early action becomes a drop"
-                             + (f" (link {lk['name']!r})" if len(links_in) > 1 else ""))
+        elif disc == "codel":
+            target, interval = float(q["target"]), float(q["interval"])
+            mtu = int(q["mtu"]) if q.get("mtu") is not None else int(mean_pkt)
+            if target <= tx_s:
+                raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the sojourn one packet "
+                                     f"time ({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+            qcfg.update(
+                target_s=target, interval_s=interval, mtu=mtu, ecn=bool(q["ecn"]),
+                # The engine drops only while more than `mtu` bytes wait behind the head; ns-3 while at
+                # least MinBytes wait in the queue disc, which lacks the device queue's packet.
+                ns3_target=_nanos(target - tx_s), ns3_min_bytes=max(mtu - wire + 1, 0),
+            )
+        elif disc == "pie":
+            if q["delay"] != "timestamp":
+                raise BufferLabError(f"{qf}.delay: ns-3's rate estimator differs in detail; the comparison "
+                                     "needs \"timestamp\" (ns-3's default)")
+            if q.get("scale_by_size"):
+                raise BufferLabError(f"{qf}.scale_by_size: ns-3 scales by size only with byte limits")
+            target = float(q["target"])
+            if target <= tx_s:
+                raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the delay one packet "
+                                     f"time ({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+            qcfg.update(
+                target_s=target, t_update_s=float(q["t_update"]), alpha=float(q["alpha"]),
+                beta=float(q["beta"]), max_burst_s=float(q["max_burst"]), ecn=bool(q["ecn"]),
+                ecn_threshold=float(q["ecn_threshold"]), derandomize=bool(q["derandomize"]),
+                cap_drop_adjustment=bool(q["cap_drop_adjustment"]), mean_pktsize=int(mean_pkt),
+                dq_threshold=int(q["dq_threshold"]), ns3_target=_nanos(target - tx_s),
+            )
+            if not q["auto_tune"]:
+                raise BufferLabError(f"{qf}.auto_tune: ns-3 always scales the update (RFC 8033 §4.2)")
+            notes.append(f"{qf}: ns-3's PIE updates every t_update from time 0, the engine's from the first "
+                         "arrival; it skips random drops with at most 2 packets queued (packet limits)")
+        if qcfg.get("ecn") and not any(tcps[g]["ecn"] for g in crossing[i]):
+            notes.append(f"{disc} marks but TCP ECN is off: every early action becomes a drop"
+                         + (f" (link {lk['name']!r})" if len(links_in) > 1 else ""))
         scale = (wire + PPP_HEADER_BYTES) / wire
         rate = float(lk["rate"])
         links.append({
@@ -559,6 +679,8 @@ struct Monitor {
     if (std::strcmp(reason, "Unforced drop") == 0) drops_early++;
     else if (std::strcmp(reason, "Forced drop") == 0) drops_forced++;
     else if (std::strcmp(reason, "Queue disc limit exceeded") == 0) drops_overflow++;
+    else if (std::strcmp(reason, "Overlimit drop") == 0) drops_overflow++;      // CoDel's limit
+    else if (std::strcmp(reason, "Target exceeded drop") == 0) drops_early++;   // CoDel's control law
     else drops_other++;
   }
   void Mark(Ptr<const QueueDiscItem>, const char*) {
@@ -763,6 +885,8 @@ Ptr<Object> SinkSocket(Ptr<Sink> s) { return s->listener; }
 void FixStreams(Ptr<QueueDisc> qd, int64_t stream) {
   Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(qd);
   if (red) red->AssignStreams(stream);
+  Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(qd);
+  if (pie) pie->AssignStreams(stream);
 }
 int CountRootQdiscs(NetDeviceContainer devs) {
   int c = 0;
@@ -853,6 +977,8 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
     sd = ns.Config.SetDefault
     sd("ns3::TcpL4Protocol::SocketType", ns.StringValue(tcp["socket_type"]))
     sd("ns3::TcpL4Protocol::RecoveryType", ns.StringValue(tcp["recovery_type"]))
+    for name, value in congestion_control_defaults(tcp).items():
+        sd(name, _ns_value(ns, value))
     sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(tcp["segment_size"]))
     sd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(tcp["initial_window"]))
     sd("ns3::TcpSocket::DelAckCount", ns.UintegerValue(tcp["del_ack_count"]))
@@ -898,13 +1024,12 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
         devs = p2p.Install(routers.Get(lk["from_router"]), routers.Get(lk["to_router"]))
         bl.AsP2P(devs.Get(1)).GetQueue().SetAttribute("MaxSize", big_queue)
         tch = ns.TrafficControlHelper()
-        disc_type = "ns3::FifoQueueDisc" if q["discipline"] == "droptail" else "ns3::RedQueueDisc"
         disc_args: List[Any] = []
         for name, value in queue_disc_attributes(cfg, k).items():
             disc_args += [name, _ns_value(ns, value)]
         if q["discipline"] == "red":
             disc_args += ["LinkDelay", ns.TimeValue(ns.Seconds(lk["delay_s"]))]
-        tch.SetRootQueueDisc(disc_type, *disc_args)
+        tch.SetRootQueueDisc(q["ns3_type"], *disc_args)
         qdisc = tch.Install(devs.Get(0)).Get(0)
         bl.FixStreams(qdisc, k)
         ifc = addr.Assign(devs)
@@ -1123,6 +1248,17 @@ def queue_disc_attributes(cfg: Dict[str, Any], link: int = 0) -> Dict[str, Any]:
             Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
             UseHardDrop=q["ns3_use_hard_drop"], ARED=False,
             LinkBandwidth=f"{int(round(lk['rate_bps']))}bps",
+        )
+    elif q["discipline"] == "codel":
+        attrs.update(Target=q["ns3_target"], Interval=_nanos(q["interval_s"]), MinBytes=q["ns3_min_bytes"],
+                     UseEcn=q["ecn"], UseL4s=False)
+    elif q["discipline"] == "pie":
+        attrs.update(
+            QueueDelayReference=q["ns3_target"], Tupdate=_nanos(q["t_update_s"]), A=q["alpha"], B=q["beta"],
+            MaxBurstAllowance=_nanos(q["max_burst_s"]), UseEcn=q["ecn"], MarkEcnThreshold=q["ecn_threshold"],
+            UseDerandomization=q["derandomize"], UseCapDropAdjustment=q["cap_drop_adjustment"],
+            MeanPktSize=q["mean_pktsize"], DequeueThreshold=q["dq_threshold"],
+            UseDequeueRateEstimator=False, UseL4s=False,
         )
     return attrs
 

@@ -17,8 +17,13 @@
 //! - Fast convergence (§4.7): before the reduction, `W_max = cwnd·(1 + β)/2` if `cwnd < W_max`, else
 //!   `W_max = cwnd`. Without it, always `W_max = cwnd`.
 //! - Timeout (§4.8): the same ssthresh; the first congestion avoidance stage after it uses `K = 0` and
-//!   `W_max = W_est = cwnd_epoch`. Whenever `cwnd_epoch ≥ W_max` otherwise (possible only when the data in
-//!   flight exceeded cwnd at the signal), the stage starts the same way (Linux's and ns-3's origin point).
+//!   `W_max = W_est = cwnd_epoch` (`after_timeout = "restart"`). ns-3 3.44 keeps the W_max the timeout's
+//!   reduction set and starts the stage as after a loss (`"keep-w-max"`: `K` towards that W_max), so a flow
+//!   recovers from a timeout in about K seconds instead of growing convexly from its slow-start threshold.
+//!   Whenever `cwnd_epoch ≥ W_max` otherwise (possible only when the data in flight exceeded cwnd at the
+//!   signal), the stage starts the same way (Linux's and ns-3's origin point).
+//! - The target looks one RTT ahead (§4.4, `W_cubic(t + RTT)`): the smoothed RTT (`lookahead = "srtt"`), or
+//!   the minimum RTT seen, as Linux and ns-3 (`"min-rtt"`: their `delay_min`).
 
 use super::aimd::ReduceFrom;
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
@@ -27,7 +32,9 @@ use crate::scenario::{check, ScenarioError};
 use crate::time::{to_secs, Time};
 use serde::Deserialize;
 
-/// `{ kind = "cubic", c = 0.4, beta = 0.7, fast_convergence = true, reno_friendly = true }`.
+/// `{ kind = "cubic", c = 0.4, beta = 0.7, fast_convergence = true, reno_friendly = true }`; the defaults
+/// are RFC 9438's, `reduce_from = "cwnd"`, `after_timeout = "keep-w-max"` and `lookahead = "min-rtt"` are
+/// ns-3 3.44's.
 #[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Spec {
@@ -41,6 +48,31 @@ pub struct Spec {
     pub reno_friendly: bool,
     /// The window the decrease starts from: §4.6's flight size (default) or cwnd.
     pub reduce_from: ReduceFrom,
+    /// The first congestion avoidance stage after a timeout (§4.8, or ns-3's).
+    pub after_timeout: AfterTimeout,
+    /// The RTT the target looks ahead by.
+    pub lookahead: Lookahead,
+}
+
+/// `after_timeout`: how the first congestion avoidance stage after a timeout starts.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AfterTimeout {
+    /// RFC 9438 §4.8: `K = 0`, `W_max = W_est = cwnd_epoch`.
+    Restart,
+    /// ns-3 3.44 `TcpCubic`: W_max as the timeout's reduction set it (`GetSsThresh` before `CubicReset`,
+    /// which keeps `m_lastMaxCwnd`), `K` towards it.
+    KeepWMax,
+}
+
+/// `lookahead`: the RTT in the target `W_cubic(t + RTT)`.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lookahead {
+    /// The smoothed RTT (RFC 9438 §4.4).
+    Srtt,
+    /// The minimum RTT seen (Linux's and ns-3's `delay_min`).
+    MinRtt,
 }
 
 impl Default for Spec {
@@ -51,6 +83,8 @@ impl Default for Spec {
             fast_convergence: true,
             reno_friendly: true,
             reduce_from: ReduceFrom::InFlight,
+            after_timeout: AfterTimeout::Restart,
+            lookahead: Lookahead::Srtt,
         }
     }
 }
@@ -154,7 +188,10 @@ impl CongestionControl for Cubic {
                 return;
             }
         }
-        let rtt = ctx.rtt.srtt().unwrap_or(0.0);
+        let rtt = match self.spec.lookahead {
+            Lookahead::Srtt => ctx.rtt.srtt().unwrap_or(0.0),
+            Lookahead::MinRtt => ctx.rtt.min_rtt().map_or(0.0, to_secs),
+        };
         let target = self.w_cubic(t + rtt).clamp(w.cwnd, 1.5 * w.cwnd);
         w.cwnd += (target - w.cwnd) / w.cwnd;
     }
@@ -171,7 +208,7 @@ impl CongestionControl for Cubic {
         };
         self.cwnd_prior = w.cwnd;
         self.epoch = None;
-        self.after_timeout = signal == Signal::Timeout;
+        self.after_timeout = signal == Signal::Timeout && self.spec.after_timeout == AfterTimeout::Restart;
         (self.spec.beta * from).max(2.0)
     }
 }
@@ -361,6 +398,39 @@ mod tests {
         // W(0.1) = 28 + 0.4·0.001 = 28.0004; W_est = 28 + α/28: the Reno-friendly estimate leads.
         let alpha = 9.0 / 17.0;
         assert!(close(w.cwnd, 28.0 + alpha / 28.0), "{}", w.cwnd);
+    }
+
+    #[test]
+    fn ns3_stage_after_a_timeout_keeps_w_max_and_looks_ahead_by_the_minimum_rtt() {
+        // Timeout at cwnd 40 with `keep-w-max`: W_max stays 40, so the stage from cwnd_epoch 28 has
+        // K = cbrt((40 − 28)/0.4) = cbrt(30), as after a loss.
+        let e = est(0.1);
+        let mut ctx = test_context(&e, 40);
+        let spec = Spec {
+            after_timeout: AfterTimeout::KeepWMax,
+            lookahead: Lookahead::MinRtt,
+            reno_friendly: false,
+            ..Spec::default()
+        };
+        let mut cc = cubic(spec);
+        let ss = cc.ssthresh(&Window { cwnd: 40.0, ssthresh: f64::INFINITY }, Signal::Timeout, &ctx);
+        assert!(close(ss, 28.0));
+        let mut w = Window { cwnd: 28.0, ssthresh: 28.0 };
+        ctx.now = from_secs(5.0);
+        cc.on_ack(&mut w, 1, &ctx);
+        assert_eq!(cc.w_max(), 40.0);
+        assert!(close(cc.k(), 30f64.cbrt()), "{}", cc.k());
+        // The lookahead is the minimum RTT: one sample of 0.1 s, then a larger one leaves the minimum
+        // at 0.1 while srtt grows, and the step follows W(t + 0.1) from t = 0.5.
+        let mut e2 = est(0.1);
+        let b =
+            crate::tcp::rtt::RtoBounds { initial: from_secs(1.0), min: 0, max: Time::MAX, granularity: 0 };
+        e2.sample(from_secs(0.5), &b);
+        let ctx2 = CcContext { now: from_secs(5.5), ..test_context(&e2, 40) };
+        let before = w.cwnd;
+        cc.on_ack(&mut w, 1, &ctx2);
+        let target = cc.w_cubic(0.5 + 0.1).clamp(before, 1.5 * before);
+        assert!(close(w.cwnd, before + (target - before) / before), "{}", w.cwnd);
     }
 
     #[test]
