@@ -29,7 +29,11 @@ pub struct PortStats {
     pub measuring: bool,
     pub arrivals: u64,
     pub departures: u64,
-    pub departed_bytes: u64,
+    /// Time the link spent transmitting inside the window, picoseconds: a packet whose serialization
+    /// straddles the warm-up or the end counts for its part inside.
+    pub busy: Time,
+    /// When the current (or last) transmission ends.
+    tx_end: Time,
     pub drop_reasons: ReasonCounts,
     pub mark_reasons: ReasonCounts,
     /// Drops of packets already dequeued for service (CoDel-like), also counted in `drop_reasons`.
@@ -49,6 +53,16 @@ impl PortStats {
     pub fn begin(&mut self, now: Time) {
         self.measuring = true;
         self.queue_since = now;
+        // The rest of a transmission under way.
+        self.busy = self.tx_end.saturating_sub(now);
+    }
+
+    /// The link transmits from `now` until `end`.
+    pub fn on_transmit(&mut self, now: Time, end: Time) {
+        self.tx_end = end;
+        if self.measuring {
+            self.busy += end - now;
+        }
     }
 
     pub fn on_drop(&mut self, reason: Reason, stage: Stage) {
@@ -103,6 +117,8 @@ impl PortStats {
     pub fn finish(&mut self, end: Time) {
         if self.measuring {
             self.close_interval(end);
+            // A transmission under way counts up to the end only.
+            self.busy -= self.tx_end.saturating_sub(end).min(self.busy);
         }
     }
 
