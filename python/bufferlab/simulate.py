@@ -8,6 +8,7 @@ dict with the structure of ``docs/scenario.md``. The engine validates every fiel
 from __future__ import annotations
 
 import copy
+import datetime
 import json
 import math
 import sys
@@ -103,9 +104,24 @@ def apply_overrides(scenario: Dict[str, Any], overrides: Iterable[str]) -> Dict[
 
 
 def _to_json(scenario: Mapping[str, Any]) -> str:
+    """The scenario as JSON text for the engine. Values JSON cannot hold reach the engine as text it names
+    in its error: TOML's ``nan`` and ``inf`` as ``"nan"``, ``"inf"``, ``"-inf"``; TOML dates and times in
+    ISO form."""
+
+    def text(value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+        if isinstance(value, (datetime.date, datetime.time)):
+            return value.isoformat()
+        if isinstance(value, Mapping):
+            return {k: text(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [text(v) for v in value]
+        return value
+
     try:
-        return json.dumps(scenario, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+        return json.dumps(text(scenario), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise BufferLabError(
             f"scenario: values must be numbers, strings, booleans, lists or tables ({exc})"
         ) from exc

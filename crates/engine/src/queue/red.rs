@@ -364,6 +364,9 @@ impl QueueDisc for Red {
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.p.limit)
+    }
 }
 
 #[cfg(test)]
