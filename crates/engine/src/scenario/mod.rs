@@ -14,6 +14,7 @@ pub mod estimate;
 pub mod export;
 pub mod flows;
 pub mod network;
+mod strict;
 
 use crate::time::{from_secs, Time, MAX_DURATION_S, MIN_WINDOW};
 use crate::traffic::ArrivalPattern;
@@ -201,7 +202,7 @@ fn join(field: &str, path: &str) -> String {
 /// Deserialize `value` as `T`, naming the field of any error under `field` and describing it in the
 /// scenario's words (see [`clean_message`]): the one place serde errors become [`ScenarioError`]s.
 pub(crate) fn from_value<T: DeserializeOwned>(value: Value, field: &str) -> Result<T, ScenarioError> {
-    let e = match serde_path_to_error::deserialize::<_, T>(&value) {
+    let e = match serde_path_to_error::deserialize::<_, T>(strict::Strict(&value)) {
         Ok(t) => return Ok(t),
         Err(e) => e,
     };
@@ -235,7 +236,7 @@ fn names_at<T: DeserializeOwned>(value: &Value, path: &serde_path_to_error::Path
         };
     }
     *slot = Value::String("\u{1}".into());
-    let e = serde_path_to_error::deserialize::<_, T>(&probe).err()?;
+    let e = serde_path_to_error::deserialize::<_, T>(strict::Strict(&probe)).err()?;
     let rest = e.inner().to_string();
     let expected = rest.strip_prefix("unknown variant ")?.split_once(", expected ")?.1.to_string();
     Some(expected_words(&expected))

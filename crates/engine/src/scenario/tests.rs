@@ -427,3 +427,15 @@ fn red_min_th_zero_is_allowed() {
         "bottleneck.queue.min_th"
     );
 }
+
+/// A table given as a list of its fields in order is not a table.
+#[test]
+fn tables_are_tables() {
+    let e =
+        with(json!({"bottleneck": ["10Mbps", "5ms", {"discipline": "droptail", "limit": 5}]})).unwrap_err();
+    assert_eq!(e.to_string(), "bottleneck: expected a table, got a list of 3 values");
+    let e = with(json!({"udp": [["poisson", "1Mbps"]]})).unwrap_err();
+    assert_eq!(e.to_string(), "udp[0]: expected a table, got a list of 2 values");
+    let e = with(json!({"flows": {"rtt": {"uniform": {"a": "1s", "b": "2s"}}}})).unwrap_err();
+    assert_eq!(e.to_string(), "flows.rtt.uniform: expected a list of 2 values, got a table");
+}
