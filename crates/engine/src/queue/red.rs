@@ -271,7 +271,6 @@ impl RedCore {
 
     /// Update the average for an arrival at `now` to a queue of `qlen` packets and decide; `count` and the
     /// flags are updated. The same as [`RedCore::update_average`] then [`RedCore::test`].
-    #[inline]
     pub fn decide(&mut self, now: Time, qlen: usize) -> RedDecision {
         self.update_average(now, qlen);
         self.test(qlen)
@@ -383,7 +382,7 @@ impl Red {
 
     /// What RED does with its decision on an arrival: a forced drop; an early drop, or a CE mark with `ecn`
     /// on an ECN-capable packet; else queued if it fits the limit (an `overflow` drop if not).
-    #[inline]
+    #[inline(always)]
     pub fn act(&mut self, decision: RedDecision, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
         match decision {
             RedDecision::Forced => return fx.drop(pkt, reason::FORCED),
