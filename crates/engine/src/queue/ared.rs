@@ -5,13 +5,13 @@
 //! RED itself is `red`'s, unchanged ([`Red`]: the EWMA with the idle-time correction, `count`, `wait`,
 //! gentle, forced drops, ECN marks instead of early drops). Adaptive RED adds two things:
 //!
-//! - **Automatic parameters** (the paper §4; ns-3 with `ARED = true`), from the link's rate in mean-size
+//! - **Automatic parameters** (the paper's recommended settings; ns-3 with `ARED = true`), from the link's rate in mean-size
 //!   packets `C = rate / (8·mean_pktsize)`: `weight` `w_q = 1 − exp(−1/C)` (a time constant of one
 //!   second; ns-3's `QW = 0`, not its `−1`/`−2` variants); `min_th = max(5, target_delay·C/2)` packets and
 //!   `max_th = 3·min_th`. Each applies only when the table leaves it out: `min_th` and `max_th` are given
 //!   together or not at all, like ns-3's `MinTh = MaxTh = 0` (ns-3 with `ARED = true` always computes them;
 //!   giving them here is ns-3's `ARED = false, AdaptMaxP = true`).
-//! - **Adapting `max_p`** (the paper's Fig. 5, ns-3 `UpdateMaxP`), towards an average in the target band
+//! - **Adapting `max_p`** (the paper's pseudo-code, ns-3 `UpdateMaxP`), towards an average in the target band
 //!   `[min_th + 0.4·(max_th − min_th), min_th + 0.6·(max_th − min_th)]`: below it and `max_p > bottom`,
 //!   `max_p ← β·max_p`; above it (ns-3 writes the upper end `max_th − 0.4·(max_th − min_th)`) and
 //!   `max_p < top`, `max_p ← max_p + min(α, max_p/4)`; within it, nothing. The bounds are tested before
@@ -29,10 +29,11 @@
 //!   `min(0.01, rtt/C)`, `rtt` 100 ms. ns-3's comment calls the second term `1/W`, W one connection's
 //!   window in packets, which would be `1/(C·rtt)`; its formula has `rtt` in the numerator instead, so the
 //!   bound is far lower: 8e-5 at 10 Mb/s with 1000-byte packets (1/W = 0.008), 8e-7 at 1 Gb/s;
-//! - `gentle_max_p`: the gentle line between `max_th` and `2·max_th` runs from `max_p` to 1. ns-3 (and
-//!   ns-2) fix its coefficients at start, from the initial `max_p` (`"initial"`); the paper's gentle RED
-//!   starts it from the current `max_p` (`"current"`);
-//! - the initial `max_p`: ns-3's `1/LInterm` = 1/50 = 0.02 (the paper gives none; ns-2's is 0.1);
+//! - `gentle_max_p`: the gentle line between `max_th` and `2·max_th` runs from `max_p` to 1. ns-3 computes
+//!   its coefficients (`m_vC`, `m_vD`) once, in `InitializeParams`, from the initial `max_p`
+//!   (`"initial"`), so above `max_th` the adaptation has no effect and `p_b` jumps at `max_th`; the paper's
+//!   gentle RED, read with the adapted `max_p`, starts it from the current one (`"current"`);
+//! - the initial `max_p`: ns-3's `1/LInterm` = 1/50 = 0.02 (ns-2's default `linterm` gives 0.1);
 //! - the bounds' tests are ns-3's strict ones (`max_p > bottom`, `max_p < top`); the paper's are
 //!   `max_p ≥ 0.01` and `max_p ≤ 0.5`.
 //!
@@ -341,7 +342,7 @@ impl QueueDisc for Ared {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{test_context, test_packet, Limit, QueueSpec};
+    use crate::queue::{test_context, test_packet, QueueSpec};
 
     /// `red`'s test parameters (min_th 5, max_th 15) with w = 1, so that the average is the queue met by an
     /// arrival.
