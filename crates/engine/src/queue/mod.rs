@@ -11,6 +11,7 @@
 //! stream), so the topology never names a discipline. Adding one is a new file implementing [`Discipline`]
 //! and one line in the `disciplines!` list below.
 
+pub mod ared;
 pub mod blue;
 pub mod codel;
 pub mod droptail;
@@ -31,6 +32,7 @@ use crate::units::Bytes;
 use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, VecDeque};
 
+pub use ared::Ared;
 pub use blue::Blue;
 pub use codel::CoDel;
 pub use droptail::DropTail;
@@ -340,6 +342,7 @@ macro_rules! disciplines {
 disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
+    Ared, "ared" => Ared,
     EunWang, "eun-wang" => EunWang,
     Blue, "blue" => Blue,
     Odt, "odt" => Odt,
