@@ -162,6 +162,26 @@ def test_codel_and_pie_mapping():
     assert compare.marking_links(cfg) == ["bottleneck"]
 
 
+def test_adaptive_red_mapping_equals_the_engines_automatic_settings():
+    # ns-3 runs ARED as RED with AdaptMaxP and the engine's automatic thresholds, weight and bottom, shifted
+    # by one packet as RED's; the engine reports the same settings in its queue_state.
+    sc = scenario(bottleneck={"rate": "20Mbps", "delay": "5ms", "queue": {"discipline": "ared", "limit": 300}},
+                  tcp=dict(LIKE_NS3))
+    cfg = ns3sim.translate(sc)
+    q = cfg["links"][0]["queue"]
+    # C = 2,500 packets/s: min_th = max(5, 0.005·2500/2) = 6.25, max_th = 18.75.
+    assert (q["min_th"], q["max_th"], q["ns3_min_th"], q["ns3_max_th"]) == (6.25, 18.75, 5.25, 17.75)
+    attrs = ns3sim.queue_disc_attributes(cfg)
+    assert attrs["ARED"] is False and attrs["AdaptMaxP"] is True and attrs["LInterm"] == pytest.approx(50.0)
+    assert attrs["Interval"] == "500000000ns" and (attrs["Alpha"], attrs["Beta"], attrs["Top"]) == (0.01, 0.9, 0.5)
+    state = bufferlab.run(sc, ["duration=1s", "warmup=0.5s"], progress=False).ports.iloc[0]["queue_state"]
+    for key in ("min_th", "max_th", "weight", "bottom"):
+        assert state[key] == pytest.approx(q["adaptive"][key], rel=1e-12), key
+    with pytest.raises(BufferLabError, match="bottleneck.queue.update"):
+        ns3sim.translate(scenario(bottleneck={"rate": "20Mbps", "queue": {"discipline": "ared", "limit": 300,
+                                                                           "update": "timer"}}))
+
+
 def test_cubic_and_pacing_mapping():
     cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
     cfg = ns3sim.translate(scenario(tcp={"congestion_control": cubic, "pacing": "linux", **LIKE_NS3}))
@@ -521,7 +541,7 @@ def test_matrix_scenarios_translate():
         forms.add((len(cfg["links"]), len(cfg["groups"]), any(g["ack_route"] for g in cfg["groups"])))
     assert {1, 10, 100, 1000} <= counts
     assert {("droptail", False), ("red", False), ("red", True), ("codel", False), ("codel", True),
-            ("pie", False), ("pie", True)} <= discs
+            ("pie", False), ("pie", True), ("ared", False), ("ared", True)} <= discs
     # A parking lot (2 links, 3 groups), two-way traffic with queued ACKs, two groups on one link.
     assert {(1, 1, False), (2, 3, False), (2, 2, True), (1, 2, False)} <= forms
     quick = [ln for ln in (ROOT / "validation/quick.txt").read_text().splitlines() if ln.endswith(".toml")]

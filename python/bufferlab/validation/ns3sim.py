@@ -72,7 +72,7 @@ NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "look
 #: `tcp.pacing` as ns-3's (PacingSsRatio, PacingCaRatio) in percent; None: pacing off.
 NS3_PACING_RATIOS = {"off": None, "rtt": (100, 100), "linux": (200, 120)}
 #: The engine's disciplines ns-3 3.44 has, and its queue disc for each.
-NS3_QUEUE_DISCS = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc",
+NS3_QUEUE_DISCS = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc",
                    "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc"}
 
 ScenarioLike = Union[str, Path, Mapping[str, Any]]
@@ -307,6 +307,25 @@ def socket_attributes(tcp: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
             "receiver": {k: values[k] for k in _RECEIVER_ATTRS}}
 
 
+def adaptive_red_settings(q: Dict[str, Any], rate_bps: float, mean_pktsize: int) -> Dict[str, Any]:
+    """An ``ared`` table's settings as ns-3's ``RedQueueDisc`` computes them with ``ARED = true``
+    (``InitializeParams``): thresholds, weight and ``bottom`` where the table leaves them out, from the
+    link's rate in mean-size packets ``C``; the same formulas as the engine's ``ared`` (its queue_state shows
+    them), which a test keeps so."""
+    c = rate_bps / (8.0 * mean_pktsize)
+    min_th, max_th = q["min_th"], q["max_th"]
+    if min_th is None:
+        min_th = max(5.0, float(q["target_delay"]) * c / 2.0)
+        max_th = 3.0 * min_th
+    weight = q["weight"] if q["weight"] is not None else 1.0 - math.exp(-1.0 / c)
+    bottom = q["bottom"]
+    if bottom is None:
+        bottom = min(0.01, 8.0 * mean_pktsize * float(q["rtt"]) / rate_bps)
+    return {"min_th": float(min_th), "max_th": float(max_th), "weight": float(weight),
+            "bottom": float(bottom), "target_delay_s": float(q["target_delay"]), "interval_s": float(q["interval"]),
+            "alpha": float(q["alpha"]), "beta": float(q["beta"]), "top": float(q["top"])}
+
+
 def congestion_control_defaults(tcp: Dict[str, Any]) -> Dict[str, Any]:
     """ns-3 attribute defaults for a translated TCP's controller and pacing (Python types as in
     :func:`queue_disc_attributes`)."""
@@ -490,12 +509,21 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         mean_pkt = q.get("mean_pktsize")
         if mean_pkt is None:  # the engine's default: the largest packet of the groups crossing it
             mean_pkt = max((tcps[g]["packet_size"] for g in crossing[i]), default=1000)
-        if disc == "red":
-            min_th, max_th, max_p = float(q["min_th"]), float(q["max_th"]), float(q["max_p"])
+        if disc in ("red", "ared"):
+            adaptive = adaptive_red_settings(q, float(lk["rate"]), int(mean_pkt)) if disc == "ared" else {}
+            if adaptive and q["update"] != "arrival":
+                raise BufferLabError(f"{qf}.update: ns-3 adapts max_p at arrivals only (\"arrival\")")
+            if adaptive and q["gentle_max_p"] != "initial":
+                raise BufferLabError(f"{qf}.gentle_max_p: ns-3's gentle line keeps the initial max_p "
+                                     "(\"initial\")")
+            min_th = float(adaptive.get("min_th", q["min_th"]))
+            max_th = float(adaptive.get("max_th", q["max_th"]))
+            max_p = float(q["max_p"])
             qcfg.update(
-                min_th=min_th, max_th=max_th, max_p=max_p, weight=float(q["weight"]),
+                min_th=min_th, max_th=max_th, max_p=max_p, weight=float(adaptive.get("weight", q["weight"])),
                 gentle=bool(q["gentle"]), wait=bool(q["wait"]), ecn=bool(q["ecn"]),
-                mean_pktsize=int(mean_pkt),
+                mean_pktsize=int(mean_pkt), adaptive=adaptive or None,
+                # ns-3 RED sees the queue disc only: one packet fewer than "packets waiting" when busy.
                 ns3_min_th=max(min_th - 1.0, 0.0), ns3_max_th=max_th - 1.0, ns3_linterm=1.0 / max_p,
                 ns3_use_hard_drop=True,
             )
@@ -1027,7 +1055,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
         disc_args: List[Any] = []
         for name, value in queue_disc_attributes(cfg, k).items():
             disc_args += [name, _ns_value(ns, value)]
-        if q["discipline"] == "red":
+        if q["discipline"] in ("red", "ared"):
             disc_args += ["LinkDelay", ns.TimeValue(ns.Seconds(lk["delay_s"]))]
         tch.SetRootQueueDisc(q["ns3_type"], *disc_args)
         qdisc = tch.Install(devs.Get(0)).Get(0)
@@ -1113,7 +1141,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
 
     read_back: Dict[str, Any] = {"links": {}}
     for k, lk in enumerate(links):
-        informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] == "red" else ()
+        informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] in ("red", "ared") else ()
         rb = {name: _attr(qdiscs[k], name) for name in (*queue_disc_attributes(cfg, k), *informational)}
         rb["device_queue"] = _attr(bl.AsP2P(link_devs[k].Get(0)).GetQueue(), "MaxSize")
         read_back["links"][lk["name"]] = rb
@@ -1242,13 +1270,19 @@ def queue_disc_attributes(cfg: Dict[str, Any], link: int = 0) -> Dict[str, Any]:
     lk = cfg["links"][link]
     q = lk["queue"]
     attrs: Dict[str, Any] = {"MaxSize": q["ns3_max_size"]}
-    if q["discipline"] == "red":
+    if q["discipline"] in ("red", "ared"):
         attrs.update(
             MinTh=q["ns3_min_th"], MaxTh=q["ns3_max_th"], LInterm=q["ns3_linterm"], QW=q["weight"],
             Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
-            UseHardDrop=q["ns3_use_hard_drop"], ARED=False,
+            UseHardDrop=q["ns3_use_hard_drop"], ARED=False, AdaptMaxP=bool(q.get("adaptive")),
             LinkBandwidth=f"{int(round(lk['rate_bps']))}bps",
         )
+        ad = q.get("adaptive")
+        if ad:
+            # The thresholds and weight are given (shifted by a packet as RED's), so ns-3's own automatic
+            # settings (ARED = true) stay off; AdaptMaxP is the adaptation itself.
+            attrs.update(TargetDelay=_nanos(ad["target_delay_s"]), Interval=_nanos(ad["interval_s"]),
+                         Top=ad["top"], Bottom=ad["bottom"], Alpha=ad["alpha"], Beta=ad["beta"])
     elif q["discipline"] == "codel":
         attrs.update(Target=q["ns3_target"], Interval=_nanos(q["interval_s"]), MinBytes=q["ns3_min_bytes"],
                      UseEcn=q["ecn"], UseL4s=False)
