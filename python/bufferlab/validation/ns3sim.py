@@ -698,16 +698,23 @@ struct Monitor {
     enq_time[item->GetPacket()->GetUid()] = now;
     if (InWin(now)) { arrivals++; enqueued++; }
   }
-  void Drop(Ptr<const QueueDiscItem> item, const char* reason) {
+  // A packet refused at enqueue arrived and was dropped; one dropped after dequeue (CoDel's control law,
+  // FQ-CoDel's batch drops from the fattest queue) was counted as an arrival when it was enqueued.
+  void DropBefore(Ptr<const QueueDiscItem> item, const char* reason) { Drop(item, reason, true); }
+  void DropAfter(Ptr<const QueueDiscItem> item, const char* reason) { Drop(item, reason, false); }
+  void Drop(Ptr<const QueueDiscItem> item, const char* reason, bool arrival) {
     int64_t now = Simulator::Now().GetNanoSeconds();
     drops_total++;
     enq_time.erase(item->GetPacket()->GetUid());
     if (!InWin(now)) return;
-    arrivals++;
+    if (arrival) arrivals++;
+    // Drops by a child queue disc (FQ-CoDel's per-flow CoDel) carry its reason after a prefix.
+    const char* prefix = "(Dropped by child queue disc) ";
+    if (std::strncmp(reason, prefix, std::strlen(prefix)) == 0) reason += std::strlen(prefix);
     if (std::strcmp(reason, "Unforced drop") == 0) drops_early++;
     else if (std::strcmp(reason, "Forced drop") == 0) drops_forced++;
     else if (std::strcmp(reason, "Queue disc limit exceeded") == 0) drops_overflow++;
-    else if (std::strcmp(reason, "Overlimit drop") == 0) drops_overflow++;      // CoDel's limit
+    else if (std::strcmp(reason, "Overlimit drop") == 0) drops_overflow++;      // CoDel's, FQ-CoDel's limit
     else if (std::strcmp(reason, "Target exceeded drop") == 0) drops_early++;   // CoDel's control law
     else drops_other++;
   }
@@ -734,8 +741,8 @@ struct Monitor {
 void Attach(Monitor* m, Ptr<QueueDisc> qd, Ptr<PointToPointNetDevice> dev) {
   qd->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&Monitor::DiscLen, m));
   qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&Monitor::Enq, m));
-  qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Monitor::Drop, m));
-  qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Monitor::Drop, m));
+  qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Monitor::DropBefore, m));
+  qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Monitor::DropAfter, m));
   qd->TraceConnectWithoutContext("Mark", MakeCallback(&Monitor::Mark, m));
   dev->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&Monitor::DevLen, m));
   dev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&Monitor::TxBegin, m));
