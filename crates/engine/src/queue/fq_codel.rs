@@ -421,41 +421,41 @@ mod tests {
         assert_totals(&q);
     }
 
+    /// FQ-CoDel with `spec` and the backlogs `(flow, packets, size)` in that order, after one more arrival:
+    /// the queue and the (flow, seq) of the packets dropped, all overflows before enqueue.
+    fn overflow(spec: Spec, backlogs: &[(u32, u32, u32)], arrival: Packet) -> (FqCoDel, Vec<(u32, u32)>) {
+        let mut q = fq(spec);
+        for &(flow, n, size) in backlogs {
+            add(&mut q, flow, n, size, 0);
+        }
+        let mut fx = QueueEffects::default();
+        q.enqueue(arrival, 0, &mut fx);
+        assert!(fx.drops.iter().all(|&(_, r, s)| r == reason::OVERFLOW && s == Stage::BeforeEnqueue));
+        assert_totals(&q);
+        (q, fx.drops.iter().map(|(p, _, _)| (p.flow, p.seq)).collect())
+    }
+
     #[test]
     fn overflow_drops_a_batch_from_the_head_of_the_fattest_queue() {
-        let pkt = |f, s, size| (test_packet(f, s, size), reason::OVERFLOW, Stage::BeforeEnqueue);
-        let mut q = fq(Spec { limit: 10, ..by_flow() });
-        add(&mut q, 0, 6, 1000, 0);
-        add(&mut q, 1, 4, 500, 0);
         // The 11th packet (flow 1) is queued, then flow 0 (6000 B) loses head packets until half its bytes
         // (3000) are gone.
-        let mut fx = QueueEffects::default();
-        q.enqueue(test_packet(1, 4, 500), 0, &mut fx);
-        assert_eq!(fx.drops, vec![pkt(0, 0, 1000), pkt(0, 1, 1000), pkt(0, 2, 1000)]);
+        let backlogs = [(0, 6, 1000), (1, 4, 500)];
+        let (q, dropped) = overflow(Spec { limit: 10, ..by_flow() }, &backlogs, test_packet(1, 4, 500));
+        assert_eq!(dropped, [(0, 0), (0, 1), (0, 2)]);
         assert_eq!((q.len(), q.bytes()), (8, 5500));
-        assert_totals(&q);
         // At most drop_batch packets.
-        let mut q = fq(Spec { limit: 10, drop_batch: 2, ..by_flow() });
-        add(&mut q, 0, 6, 1000, 0);
-        add(&mut q, 1, 4, 500, 0);
-        let mut fx = QueueEffects::default();
-        q.enqueue(test_packet(1, 4, 500), 0, &mut fx);
-        assert_eq!(fx.drops, vec![pkt(0, 0, 1000), pkt(0, 1, 1000)]);
-        assert_eq!(q.len(), 9);
+        let spec = Spec { limit: 10, drop_batch: 2, ..by_flow() };
+        let (q, dropped) = overflow(spec, &backlogs, test_packet(1, 4, 500));
+        assert_eq!((dropped, q.len()), (vec![(0, 0), (0, 1)], 9));
         // The arrival's own queue: its head goes, not the arrival.
-        let mut q = fq(Spec { limit: 4, ..by_flow() });
-        add(&mut q, 0, 4, 1000, 0);
-        let mut fx = QueueEffects::default();
-        q.enqueue(test_packet(0, 4, 1000), 0, &mut fx);
-        assert_eq!(fx.drops, vec![pkt(0, 0, 1000), pkt(0, 1, 1000), pkt(0, 2, 1000)]);
+        let (mut q, dropped) =
+            overflow(Spec { limit: 4, ..by_flow() }, &[(0, 4, 1000)], test_packet(0, 4, 1000));
+        assert_eq!(dropped, [(0, 0), (0, 1), (0, 2)]);
         assert_eq!(q.queues[0].fifo.iter_mut().map(|p| p.seq).collect::<Vec<_>>(), [3, 4]);
         // Equal backlogs: the queue used first (ns-3 scans in order of creation), here flow 1's (queue 3).
-        let mut q = fq(Spec { limit: 10, ..by_flow() });
-        add(&mut q, 1, 5, 1000, 0);
-        add(&mut q, 0, 5, 1000, 0);
-        let mut fx = QueueEffects::default();
-        q.enqueue(test_packet(2, 0, 1000), 0, &mut fx);
-        assert_eq!(fx.drops, vec![pkt(1, 0, 1000), pkt(1, 1, 1000), pkt(1, 2, 1000)]);
+        let backlogs = [(1, 5, 1000), (0, 5, 1000)];
+        let (_, dropped) = overflow(Spec { limit: 10, ..by_flow() }, &backlogs, test_packet(2, 0, 1000));
+        assert_eq!(dropped, [(1, 0), (1, 1), (1, 2)]);
     }
 
     #[test]
