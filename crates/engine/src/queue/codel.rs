@@ -149,6 +149,7 @@ impl CoDelState {
 
     /// RFC 8289 §5.4: the next packet of `fifo` to send, after the drops (or marks) the control law asks
     /// for; `None` when `fifo` is (or has become) empty.
+    #[inline(always)]
     pub fn dequeue(
         &mut self,
         fifo: &mut Fifo,
