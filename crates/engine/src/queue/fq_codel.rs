@@ -2,7 +2,7 @@
 //! following ns-3 3.44's `FqCoDelQueueDisc` (itself a port of Linux's `sch_fq_codel`) where the RFC leaves a
 //! choice.
 //!
-//! - **Classification** (§4.1.1): a packet goes to one of `flows` queues by its flow identity, the key
+//! - **Classification** (§4.1): a packet goes to one of `flows` queues by its flow identity, the key
 //!   `k = 3·flow + kind` (kind 0 for TCP data, 1 for ACKs crossing queued ports, 2 for datagrams, whose
 //!   `flow` is the source index), so that data, ACKs and datagrams never share a key. `hash = "perturbed"`
 //!   (the default, as ns-3 and Linux hash the 5-tuple with a salt): queue `mix64(k + 2^34·perturbation) mod
@@ -10,7 +10,7 @@
 //!   N flows, each other flow shares a given flow's queue with probability 1/1024, §5.3); `perturbation`
 //!   (ns-3's attribute) is drawn from the port's random stream unless given. `hash = "flow"`: queue `k mod
 //!   flows`, collision-free while the largest key is below `flows` (an idealised per-flow queueing).
-//! - **Enqueue** (§4.1): the packet is stamped and appended to its queue; a queue that was in neither list
+//! - **Enqueue** (§4.1, §5.2.3): the packet is stamped and appended to its queue; a queue that was in neither list
 //!   joins the end of the new-flows list with `deficit = quantum` (`new_flow_count` counts these). Then, if
 //!   more than `limit` packets wait over all queues, the queue with the most bytes (ties: the one used
 //!   first, as ns-3 scans its queues in order of creation) loses packets from its head until `drop_batch`
@@ -39,8 +39,11 @@
 //! when that one queue alone holds `limit` packets; the RFC and Linux have no per-queue limit, and neither
 //! does this); `quantum` defaults to the port's packet size (ns-3: the device MTU, 1500 B on
 //! point-to-point links; Linux: 1514 B); the hash is over (kind, flow) rather than a 5-tuple; L4S mode
-//! (`UseL4s`), set-associative hashing and packet filters are not implemented. ns-3's CoDel keeps its times
-//! in 1024 ns units and √count by Newton steps; `codel.rs` uses picoseconds and an exact square root.
+//! (`UseL4s`), set-associative hashing and packet filters are not implemented; ns-3 records the batch drops
+//! as drops after dequeue, here they are drops before enqueue (they never reach the link). The per-queue
+//! CoDel is `codel`'s, with its choices: after a mark in drop state the next drop is scheduled from
+//! `drop_next` (Linux; ns-3 from now), times in picoseconds with an exact √count (ns-3: 1024 ns units and
+//! Newton steps).
 
 use super::codel::{CoDelState, Params};
 use super::{reason, Discipline, Fifo, QueueContext, QueueDisc, QueueEffects, Reason};
@@ -188,7 +191,7 @@ impl Discipline for FqCoDel {
 }
 
 impl FqCoDel {
-    /// The flow queue of `pkt` (§4.1.1).
+    /// The flow queue of `pkt` (§4.1).
     fn classify(&self, pkt: &Packet) -> usize {
         let kind = match pkt.kind {
             Kind::Data => 0,
