@@ -16,6 +16,7 @@ pub mod blue;
 pub mod codel;
 pub mod droptail;
 pub mod eun_wang;
+pub mod fq_codel;
 pub mod global_notifier;
 pub mod index_policy;
 pub mod ob;
@@ -37,6 +38,7 @@ pub use blue::Blue;
 pub use codel::CoDel;
 pub use droptail::DropTail;
 pub use eun_wang::EunWang;
+pub use fq_codel::FqCoDel;
 pub use global_notifier::GlobalNotifier;
 pub use index_policy::IndexQueue;
 pub use ob::Ob;
@@ -350,6 +352,7 @@ disciplines! {
     GlobalNotifier, "global-notifier" => GlobalNotifier,
     Index, "index" => IndexQueue,
     Codel, "codel" => CoDel,
+    FqCodel, "fq-codel" => FqCoDel,
     Pie, "pie" => Pie,
 }
 
