@@ -64,7 +64,7 @@ BIG_DEVICE_QUEUE = "100000p"
 #: Address blocks: link k is the /30 10.0.x.y (k-th), group g's access links are /30s in 10.(1+g).0.0/16.
 MAX_GROUPS, MAX_FLOWS_PER_GROUP, MAX_LINKS = 200, 16_000, 16_000
 #: The packets a discipline holds when its table gives no limit (the engine's defaults, Linux's).
-ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000}
+ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000, "fq-codel": 10240}
 #: The engine's congestion controllers ns-3 3.44 has, as its socket types.
 NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
 #: CUBIC's choices where ns-3 3.44's `TcpCubic` departs from RFC 9438 (docs/scenario.md, `cubic`).
@@ -73,7 +73,8 @@ NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "look
 NS3_PACING_RATIOS = {"off": None, "rtt": (100, 100), "linux": (200, 120)}
 #: The engine's disciplines ns-3 3.44 has, and its queue disc for each.
 NS3_QUEUE_DISCS = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc",
-                   "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc"}
+                   "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
+                   "fq-codel": "ns3::FqCoDelQueueDisc"}
 
 ScenarioLike = Union[str, Path, Mapping[str, Any]]
 
@@ -322,7 +323,8 @@ def adaptive_red_settings(q: Dict[str, Any], rate_bps: float, mean_pktsize: int)
     if bottom is None:
         bottom = min(0.01, 8.0 * mean_pktsize * float(q["rtt"]) / rate_bps)
     return {"min_th": float(min_th), "max_th": float(max_th), "weight": float(weight),
-            "bottom": float(bottom), "target_delay_s": float(q["target_delay"]), "interval_s": float(q["interval"]),
+            "bottom": float(bottom), "target_delay_s": float(q["target_delay"]),
+            "interval_s": float(q["interval"]),
             "alpha": float(q["alpha"]), "beta": float(q["beta"]), "top": float(q["top"])}
 
 
@@ -539,6 +541,27 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                 # least MinBytes wait in the queue disc, which lacks the device queue's packet.
                 ns3_target=_nanos(target - tx_s), ns3_min_bytes=max(mtu - wire + 1, 0),
             )
+        elif disc == "fq-codel":
+            target, interval = float(q["target"]), float(q["interval"])
+            if target <= tx_s:
+                raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the sojourn one packet "
+                                     f"time ({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+            mtu = int(q["mtu"]) if q.get("mtu") is not None else int(mean_pkt)
+            ce = q.get("ce_threshold")
+            qcfg.update(
+                target_s=target, interval_s=interval, mtu=mtu, flows=int(q["flows"]),
+                drop_batch=int(q["drop_batch"]), ecn=True if q.get("ecn") is None else bool(q["ecn"]),
+                quantum=int(q["quantum"]) if q.get("quantum") is not None else int(mean_pkt),
+                ce_threshold_s=None if ce is None else float(ce),
+                ns3_target=_nanos(target - tx_s),
+                ns3_ce_threshold=None if ce is None else _nanos(max(float(ce) - tx_s, 0.0)),
+                # Each flow's CoDel: no drop while at most `mtu` bytes wait behind the head here, while fewer
+                # than MinBytes wait in ns-3 (a flow's queue rarely holds the device queue's packet).
+                ns3_child_min_bytes=mtu + 1,
+            )
+            how = "with a perturbation" if q["hash"] == "perturbed" else "directly"
+            notes.append(f"{qf}: ns-3 hashes the 5-tuple into its {q['flows']} queues, the engine "
+                         f"(kind, flow) {how}; flows share a queue by different collisions")
         elif disc == "pie":
             if q["delay"] != "timestamp":
                 raise BufferLabError(f"{qf}.delay: ns-3's rate estimator differs in detail; the comparison "
@@ -560,7 +583,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                 raise BufferLabError(f"{qf}.auto_tune: ns-3 always scales the update (RFC 8033 §4.2)")
             notes.append(f"{qf}: ns-3's PIE updates every t_update from time 0, the engine's from the first "
                          "arrival; it skips random drops with at most 2 packets queued (packet limits)")
-        if qcfg.get("ecn") and not any(tcps[g]["ecn"] for g in crossing[i]):
+        if q.get("ecn") and not any(tcps[g]["ecn"] for g in crossing[i]):
             notes.append(f"{disc} marks but TCP ECN is off: every early action becomes a drop"
                          + (f" (link {lk['name']!r})" if len(links_in) > 1 else ""))
         scale = (wire + PPP_HEADER_BYTES) / wire
@@ -571,6 +594,10 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             "groups": [groups_in[g]["name"] for g in crossing[i]],
             "ack_groups": [groups_in[g]["name"] for g in acking[i]],
         })
+    child_min = {lk["queue"]["ns3_child_min_bytes"] for lk in links if "ns3_child_min_bytes" in lk["queue"]}
+    if len(child_min) > 1:
+        raise BufferLabError(f"{lfields[-1]}.queue.mtu: ns-3 sets FQ-CoDel's per-flow CoDel MinBytes for "
+                             "every link at once; all fq-codel links need the same mtu")
     index = {lk["name"]: i for i, lk in enumerate(links)}
     topo = _topology(res, gfields)
     for lk, (a, b) in zip(links, topo["ends"]):
@@ -908,6 +935,10 @@ std::string GetAttr(Ptr<Object> o, std::string name) {
   if (!o || !o->GetInstanceTypeId().LookupAttributeByName(name, &info)) return "?";
   Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(o);
   if (tcp && name == "UseEcn") return EcnPeek::Get(tcp);
+  // RED's Alpha and Beta have setters only; their getters are methods.
+  Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(o);
+  if (red && name == "Alpha") return std::to_string(red->GetAredAlpha());
+  if (red && name == "Beta") return std::to_string(red->GetAredBeta());
   if (!(info.flags & TypeId::ATTR_GET) || !info.accessor->HasGetter()) return "?";
   Ptr<AttributeValue> v = info.checker->Create();
   o->GetAttribute(name, *v);
@@ -922,6 +953,15 @@ void FixStreams(Ptr<QueueDisc> qd, int64_t stream) {
   if (red) red->AssignStreams(stream);
   Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(qd);
   if (pie) pie->AssignStreams(stream);
+}
+// FQ-CoDel's DRR quantum has a setter but no attribute.
+void SetFqQuantum(Ptr<QueueDisc> qd, uint32_t quantum) {
+  Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(qd);
+  if (fq) fq->SetQuantum(quantum);
+}
+uint32_t GetFqQuantum(Ptr<QueueDisc> qd) {
+  Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(qd);
+  return fq ? fq->GetQuantum() : 0;
 }
 int CountRootQdiscs(NetDeviceContainer devs) {
   int c = 0;
@@ -1014,6 +1054,9 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
     sd("ns3::TcpL4Protocol::RecoveryType", ns.StringValue(tcp["recovery_type"]))
     for name, value in congestion_control_defaults(tcp).items():
         sd(name, _ns_value(ns, value))
+    for lk in links:
+        if "ns3_child_min_bytes" in lk["queue"]:  # FQ-CoDel's per-flow CoDel queue discs
+            sd("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(lk["queue"]["ns3_child_min_bytes"]))
     sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(tcp["segment_size"]))
     sd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(tcp["initial_window"]))
     sd("ns3::TcpSocket::DelAckCount", ns.UintegerValue(tcp["del_ack_count"]))
@@ -1067,6 +1110,8 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
         tch.SetRootQueueDisc(q["ns3_type"], *disc_args)
         qdisc = tch.Install(devs.Get(0)).Get(0)
         bl.FixStreams(qdisc, k)
+        if q["discipline"] == "fq-codel":
+            bl.SetFqQuantum(qdisc, q["quantum"])
         ifc = addr.Assign(devs)
         addr.NewNetwork()
         other_devs.Add(devs.Get(1))
@@ -1151,6 +1196,8 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
         informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] in ("red", "ared") else ()
         rb = {name: _attr(qdiscs[k], name) for name in (*queue_disc_attributes(cfg, k), *informational)}
         rb["device_queue"] = _attr(bl.AsP2P(link_devs[k].Get(0)).GetQueue(), "MaxSize")
+        if lk["queue"]["discipline"] == "fq-codel":
+            rb["quantum"] = str(bl.GetFqQuantum(qdiscs[k]))
         read_back["links"][lk["name"]] = rb
     read_back["root_queue_discs_elsewhere"] = _count_root_qdiscs(other_devs)
     check_read_back(cfg, read_back)
@@ -1293,6 +1340,12 @@ def queue_disc_attributes(cfg: Dict[str, Any], link: int = 0) -> Dict[str, Any]:
     elif q["discipline"] == "codel":
         attrs.update(Target=q["ns3_target"], Interval=_nanos(q["interval_s"]), MinBytes=q["ns3_min_bytes"],
                      UseEcn=q["ecn"], UseL4s=False)
+    elif q["discipline"] == "fq-codel":
+        attrs.update(Target=q["ns3_target"], Interval=_nanos(q["interval_s"]), Flows=q["flows"],
+                     DropBatchSize=q["drop_batch"], UseEcn=q["ecn"], Perturbation=0, UseL4s=False,
+                     EnableSetAssociativeHash=False)
+        if q["ns3_ce_threshold"] is not None:
+            attrs["CeThreshold"] = q["ns3_ce_threshold"]
     elif q["discipline"] == "pie":
         attrs.update(
             QueueDelayReference=q["ns3_target"], Tupdate=_nanos(q["t_update_s"]), A=q["alpha"], B=q["beta"],
@@ -1318,8 +1371,8 @@ def _same(got: Any, want: Any) -> bool:
     if isinstance(want, bool):
         return str(got).lower() == str(want).lower()
     if isinstance(want, float):
-        try:
-            return math.isclose(float(got), want, rel_tol=1e-9, abs_tol=1e-12)
+        try:  # ns-3 writes doubles with six significant digits ("0.00039992"); it runs with the full value
+            return math.isclose(float(got), want, rel_tol=1e-5, abs_tol=1e-12)
         except (TypeError, ValueError):
             return False
     if isinstance(want, str) and want.endswith("ns") and isinstance(got, str) and got.endswith("ns"):
@@ -1340,6 +1393,8 @@ def check_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:
     for k, lk in enumerate(cfg["links"]):
         got_link = (read_back.get("links") or {}).get(lk["name"], {})
         expected = {**queue_disc_attributes(cfg, k), "device_queue": f"{lk['queue']['device_queue_pkts']}p"}
+        if lk["queue"]["discipline"] == "fq-codel":
+            expected["quantum"] = lk["queue"]["quantum"]
         for name, want in expected.items():
             got = got_link.get(name)
             if not _same(got, want):
