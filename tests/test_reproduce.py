@@ -18,9 +18,9 @@ from bufferlab.reproduce.claims import HOLDS, Claim, claims_markdown, estimate, 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def small(seed_rate: str = "10Mbps") -> dict:
-    return {"duration": "2s", "warmup": "0.5s",
-            "bottleneck": {"rate": seed_rate, "delay": "5ms", "queue": {"discipline": "droptail", "limit": 20}},
+def small(rate: str = "10Mbps") -> dict:
+    queue = {"discipline": "droptail", "limit": 20}
+    return {"duration": "2s", "warmup": "0.5s", "bottleneck": {"rate": rate, "delay": "5ms", "queue": queue},
             "flows": {"count": 2, "rtt": "40ms"}}
 
 
@@ -87,8 +87,8 @@ def test_claims_table_and_the_check_against_a_committed_table(tmp_path: Path) ->
 def test_summary_lists_every_paper(tmp_path: Path) -> None:
     (tmp_path / "tiny-buffers").mkdir()
     (tmp_path / "tiny-buffers" / "claims.json").write_text(json.dumps(
-        {"claims": [{}] * 14, "tally": {"holds": 10, "differs": 4, "not testable": 0}, "seeds": 3, "runs": 400,
-         "wall_s": 900.0}))
+        {"claims": [{}] * 14, "tally": {"holds": 10, "differs": 4, "not testable": 0}, "seeds": 3,
+         "runs": 400, "wall_s": 900.0}))
     text = summary_markdown(tmp_path)
     assert "| tiny-buffers | [report](tiny-buffers/report.md) | 14 | 10 | 4 | 0 | 3 | 400 | 900 s |" in text
     assert "| eun-wang (`eun_wang_2008_aggressive_marking.md`) | not yet reproduced |" in text
