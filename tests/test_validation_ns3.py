@@ -162,6 +162,51 @@ def test_codel_and_pie_mapping():
     assert compare.marking_links(cfg) == ["bottleneck"]
 
 
+def test_adaptive_red_mapping_equals_the_engines_automatic_settings():
+    # ns-3 runs ARED as RED with AdaptMaxP and the engine's automatic thresholds, weight and bottom, shifted
+    # by one packet as RED's; the engine reports the same settings in its queue_state.
+    ared = {"discipline": "ared", "limit": 300}
+    sc = scenario(bottleneck={"rate": "20Mbps", "delay": "5ms", "queue": ared}, tcp=dict(LIKE_NS3))
+    cfg = ns3sim.translate(sc)
+    q = cfg["links"][0]["queue"]
+    # C = 2,500 packets/s: min_th = max(5, 0.005·2500/2) = 6.25, max_th = 18.75.
+    assert (q["min_th"], q["max_th"], q["ns3_min_th"], q["ns3_max_th"]) == (6.25, 18.75, 5.25, 17.75)
+    attrs = ns3sim.queue_disc_attributes(cfg)
+    assert attrs["ARED"] is False and attrs["AdaptMaxP"] is True and attrs["LInterm"] == pytest.approx(50.0)
+    assert attrs["Interval"] == "500000000ns"
+    assert (attrs["Alpha"], attrs["Beta"], attrs["Top"]) == (0.01, 0.9, 0.5)
+    state = bufferlab.run(sc, ["duration=1s", "warmup=0.5s"], progress=False).ports.iloc[0]["queue_state"]
+    for key in ("min_th", "max_th", "weight", "bottom"):
+        assert state[key] == pytest.approx(q["adaptive"][key], rel=1e-12), key
+    with pytest.raises(BufferLabError, match="bottleneck.queue.update"):
+        ns3sim.translate(scenario(bottleneck={"rate": "20Mbps", "queue": {"discipline": "ared", "limit": 300,
+                                                                           "update": "timer"}}))
+
+
+def test_fq_codel_mapping():
+    fq = {"discipline": "fq-codel", "limit": 400, "ce_threshold": "2ms"}
+    sc = scenario(bottleneck={"rate": "10Mbps", "delay": "5ms", "queue": fq}, tcp={"ecn": True, **LIKE_NS3})
+    cfg = ns3sim.translate(sc)
+    q = cfg["links"][0]["queue"]
+    assert q["ns3_type"] == "ns3::FqCoDelQueueDisc"
+    assert q["quantum"] == 1000 and q["ns3_child_min_bytes"] == 1001
+    attrs = ns3sim.queue_disc_attributes(cfg)
+    assert attrs == {"MaxSize": "399p", "Target": "4200000ns", "Interval": "100000000ns", "Flows": 1024,
+                     "DropBatchSize": 64, "UseEcn": True, "Perturbation": 0, "UseL4s": False,
+                     "EnableSetAssociativeHash": False, "CeThreshold": "1200000ns"}
+    assert any("5-tuple" in n for n in cfg["notes"])
+    # ECN on by default (ns-3's and Linux's), without a note when the senders are not ECN-capable.
+    cfg = ns3sim.translate(scenario(bottleneck={"rate": "10Mbps", "queue": {"discipline": "fq-codel"}}))
+    assert cfg["links"][0]["queue"]["ecn"] is True and cfg["links"][0]["queue"]["ns3_max_size"] == "10239p"
+    assert not [n for n in cfg["notes"] if "marks but TCP ECN is off" in n]
+    # ns-3 sets the per-flow CoDel's MinBytes for every link at once.
+    sc = two_way()
+    sc["links"][0]["queue"] = {"discipline": "fq-codel", "mtu": "1000B"}
+    sc["links"][1]["queue"] = {"discipline": "fq-codel", "mtu": "1500B"}
+    with pytest.raises(BufferLabError, match=r"links\[1\]\.queue\.mtu"):
+        ns3sim.translate(sc)
+
+
 def test_cubic_and_pacing_mapping():
     cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
     cfg = ns3sim.translate(scenario(tcp={"congestion_control": cubic, "pacing": "linux", **LIKE_NS3}))
@@ -200,6 +245,7 @@ def test_read_back_must_match_what_was_asked():
     installed = {
         "MaxSize": "199p", "MinTh": "4", "MaxTh": "14", "LInterm": "10", "QW": "0.002", "Gentle": "true",
         "Wait": "true", "MeanPktSize": "1000", "UseEcn": "true", "UseHardDrop": "true", "ARED": "false",
+        "AdaptMaxP": "false",
         "LinkBandwidth": "10000000bps", "LinkDelay": "+5e+06ns", "Ns1Compat": "false", "device_queue": "1p",
     }
 
@@ -521,7 +567,7 @@ def test_matrix_scenarios_translate():
         forms.add((len(cfg["links"]), len(cfg["groups"]), any(g["ack_route"] for g in cfg["groups"])))
     assert {1, 10, 100, 1000} <= counts
     assert {("droptail", False), ("red", False), ("red", True), ("codel", False), ("codel", True),
-            ("pie", False), ("pie", True)} <= discs
+            ("pie", False), ("pie", True), ("ared", False), ("ared", True), ("fq-codel", True)} <= discs
     # A parking lot (2 links, 3 groups), two-way traffic with queued ACKs, two groups on one link.
     assert {(1, 1, False), (2, 3, False), (2, 2, True), (1, 2, False)} <= forms
     quick = [ln for ln in (ROOT / "validation/quick.txt").read_text().splitlines() if ln.endswith(".toml")]
@@ -633,6 +679,11 @@ def test_ns3_codel_with_paced_cubic_and_pie():
     assert not [n for n in r["ns3_config"]["notes"] if "unexpected reason" in n]
     # The sojourn time stays near CoDel's 5 ms target (0.8 ms per packet here), far below 400 packets.
     assert r["delay_mean_s"] < 0.02 and r["queue_max_pkts"] < 200
+    sc["bottleneck"]["queue"] = {"discipline": "fq-codel", "limit": 400}
+    r = ns3sim.run_ns3(sc)
+    rb = r["ns3_config"]["read_back"]["links"]["bottleneck"]
+    assert rb["quantum"] == "1000" and rb["Flows"] == "1024" and r["utilization"] > 0.8
+    assert not [n for n in r["ns3_config"]["notes"] if "unexpected reason" in n]
     sc["bottleneck"]["queue"] = {"discipline": "pie", "limit": 400}
     sc["tcp"] = dict(LIKE_NS3)
     r = ns3sim.run_ns3(sc)

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "bufferlab.commands.run",
     "bufferlab.models.cli",
     "bufferlab.validation.cli",
+    "bufferlab.reproduce.cli",
     "bufferlab.commands.bench",
 )
 

@@ -11,7 +11,12 @@ pub struct Rng {
 
 fn splitmix64(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
+    mix64(*x)
+}
+
+/// SplitMix64's output function: a bijection of `u64` whose every output bit depends on every input bit
+/// (a hash of integer keys, e.g. FQ-CoDel's flow classification).
+pub fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

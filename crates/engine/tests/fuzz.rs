@@ -97,6 +97,8 @@ fn wild() -> impl Strategy<Value = Value> {
         json!({"uniform": ["1s"]}),
         json!({"discipline": "red"}),
         json!({"discipline": "pie", "limit": 0}),
+        json!({"discipline": "fq-codel", "flows": 0}),
+        json!({"discipline": "ared", "limit": 5, "target_delay": "-1s"}),
         json!("droptail"),
         json!("cubic"),
         json!({"kind": "aimd", "decrease": 2}),
@@ -281,6 +283,8 @@ fn small_scenario() -> impl Strategy<Value = Value> {
         json!({"discipline": "pie"}),
         json!({"discipline": "blue"}),
         json!({"discipline": "index"}),
+        json!({"discipline": "ared"}),
+        json!({"discipline": "fq-codel"}),
     ]);
     let cc = proptest::sample::select(vec!["newreno", "cubic", "aimd", "poisson"]);
     (

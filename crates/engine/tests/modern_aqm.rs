@@ -1,5 +1,6 @@
-//! Whole simulations through CoDel (RFC 8289) and PIE (RFC 8033): conservation, and each mechanism's effect
-//! (a standing queue delay near its target where DropTail with the same large buffer fills it).
+//! Whole simulations through CoDel (RFC 8289), FQ-CoDel (RFC 8290) and PIE (RFC 8033): conservation, and each
+//! mechanism's effect (a standing queue delay near its target where DropTail with the same large buffer fills
+//! it; FQ-CoDel's isolation of flows).
 
 mod common;
 
@@ -103,4 +104,56 @@ fn pie_holds_the_queue_delay_near_its_target() {
     assert!(pie.drop_reasons["pie"] > 0 && pie.drops_at_dequeue == 0);
     assert!(!pie.drop_reasons.contains_key("overflow"));
     assert!(ecn.marks > 100 && ecn.drops < pie.drops / 10, "{} {} {}", ecn.marks, ecn.drops, pie.drops);
+}
+
+#[test]
+fn fq_codel_conserves_packets() {
+    // ECN-capable senders: CoDel marks by default; with ecn = false it drops; a small limit makes the
+    // fattest queues lose batches.
+    conserved(r#"{"discipline": "fq-codel"}"#);
+    conserved(r#"{"discipline": "fq-codel", "ecn": false, "hash": "flow"}"#);
+    conserved(r#"{"discipline": "fq-codel", "limit": 40, "drop_batch": 8}"#);
+}
+
+/// Ten 20 ms and ten 200 ms NewReno flows and a 2 Mb/s constant-rate UDP stream through a 50 Mb/s bottleneck.
+fn mixed(queue: &str) -> bufferlab_engine::results::Results {
+    run_json(&format!(
+        r#"{{"seed": 1, "duration": "30s", "warmup": "10s",
+            "bottleneck": {{"rate": "50Mbps", "delay": "5ms", "queue": {queue}}},
+            "flows": [{{"name": "short", "count": 10, "rtt": "20ms", "start": {{"uniform": ["0s", "2s"]}}}},
+                      {{"name": "long", "count": 10, "rtt": "200ms", "start": {{"uniform": ["0s", "2s"]}}}}],
+            "udp": [{{"pattern": "cbr", "rate": "2Mbps", "packet_size": "1000B"}}],
+            "tcp": {{"packet_size": "1000B"}}}}"#
+    ))
+    .unwrap()
+}
+
+#[test]
+fn fq_codel_isolates_flows() {
+    let fifo = mixed(r#"{"discipline": "droptail", "limit": 1250}"#);
+    let fq = mixed(r#"{"discipline": "fq-codel"}"#);
+    let (f, q) = (&fifo.ports[0], &fq.ports[0]);
+    eprintln!(
+        "droptail: delay {:.4} s, Jain {:.3}, long/short {:.3}, UDP loss {:.4}; fq-codel: {:.4} s, {:.3}, {:.3}, {:.4}",
+        f.delay_mean_s,
+        fifo.summary.jain_index,
+        fifo.groups[1].goodput_bps / fifo.groups[0].goodput_bps,
+        fifo.udp[0].loss_rate,
+        q.delay_mean_s,
+        fq.summary.jain_index,
+        fq.groups[1].goodput_bps / fq.groups[0].goodput_bps,
+        fq.udp[0].loss_rate
+    );
+    // The UDP stream, below its fair share, has its own queue: no loss.
+    assert!(fifo.udp[0].drops > 0);
+    assert_eq!(fq.udp[0].drops, 0);
+    // Per-flow queues with CoDel: a short standing delay, the long-RTT flows' share restored in part, and
+    // every drop CoDel's (nothing near the 10240-packet limit).
+    assert!(q.delay_mean_s < 0.01 && f.delay_mean_s > 0.1, "{} {}", q.delay_mean_s, f.delay_mean_s);
+    assert!(fq.summary.jain_index > fifo.summary.jain_index + 0.1);
+    assert!(fq.groups[1].goodput_bps / fq.groups[0].goodput_bps > 0.5);
+    assert!(q.drop_reasons["codel"] > 0 && q.drops == q.drops_at_dequeue);
+    assert!(q.utilization > 0.97, "{}", q.utilization);
+    // One queue per TCP flow and the UDP source (no collision with this seed), all used.
+    assert_eq!(q.queue_state["queues_used"], 21.0);
 }

@@ -64,7 +64,7 @@ BIG_DEVICE_QUEUE = "100000p"
 #: Address blocks: link k is the /30 10.0.x.y (k-th), group g's access links are /30s in 10.(1+g).0.0/16.
 MAX_GROUPS, MAX_FLOWS_PER_GROUP, MAX_LINKS = 200, 16_000, 16_000
 #: The packets a discipline holds when its table gives no limit (the engine's defaults, Linux's).
-ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000}
+ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000, "fq-codel": 10240}
 #: The engine's congestion controllers ns-3 3.44 has, as its socket types.
 NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
 #: CUBIC's choices where ns-3 3.44's `TcpCubic` departs from RFC 9438 (docs/scenario.md, `cubic`).
@@ -72,8 +72,9 @@ NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "look
 #: `tcp.pacing` as ns-3's (PacingSsRatio, PacingCaRatio) in percent; None: pacing off.
 NS3_PACING_RATIOS = {"off": None, "rtt": (100, 100), "linux": (200, 120)}
 #: The engine's disciplines ns-3 3.44 has, and its queue disc for each.
-NS3_QUEUE_DISCS = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc",
-                   "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc"}
+NS3_QUEUE_DISCS = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc",
+                   "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
+                   "fq-codel": "ns3::FqCoDelQueueDisc"}
 
 ScenarioLike = Union[str, Path, Mapping[str, Any]]
 
@@ -307,6 +308,26 @@ def socket_attributes(tcp: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
             "receiver": {k: values[k] for k in _RECEIVER_ATTRS}}
 
 
+def adaptive_red_settings(q: Dict[str, Any], rate_bps: float, mean_pktsize: int) -> Dict[str, Any]:
+    """An ``ared`` table's settings as ns-3's ``RedQueueDisc`` computes them with ``ARED = true``
+    (``InitializeParams``): thresholds, weight and ``bottom`` where the table leaves them out, from the
+    link's rate in mean-size packets ``C``; the same formulas as the engine's ``ared`` (its queue_state shows
+    them), which a test keeps so."""
+    c = rate_bps / (8.0 * mean_pktsize)
+    min_th, max_th = q["min_th"], q["max_th"]
+    if min_th is None:
+        min_th = max(5.0, float(q["target_delay"]) * c / 2.0)
+        max_th = 3.0 * min_th
+    weight = q["weight"] if q["weight"] is not None else 1.0 - math.exp(-1.0 / c)
+    bottom = q["bottom"]
+    if bottom is None:
+        bottom = min(0.01, 8.0 * mean_pktsize * float(q["rtt"]) / rate_bps)
+    return {"min_th": float(min_th), "max_th": float(max_th), "weight": float(weight),
+            "bottom": float(bottom), "target_delay_s": float(q["target_delay"]),
+            "interval_s": float(q["interval"]),
+            "alpha": float(q["alpha"]), "beta": float(q["beta"]), "top": float(q["top"])}
+
+
 def congestion_control_defaults(tcp: Dict[str, Any]) -> Dict[str, Any]:
     """ns-3 attribute defaults for a translated TCP's controller and pacing (Python types as in
     :func:`queue_disc_attributes`)."""
@@ -490,12 +511,21 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         mean_pkt = q.get("mean_pktsize")
         if mean_pkt is None:  # the engine's default: the largest packet of the groups crossing it
             mean_pkt = max((tcps[g]["packet_size"] for g in crossing[i]), default=1000)
-        if disc == "red":
-            min_th, max_th, max_p = float(q["min_th"]), float(q["max_th"]), float(q["max_p"])
+        if disc in ("red", "ared"):
+            adaptive = adaptive_red_settings(q, float(lk["rate"]), int(mean_pkt)) if disc == "ared" else {}
+            if adaptive and q["update"] != "arrival":
+                raise BufferLabError(f"{qf}.update: ns-3 adapts max_p at arrivals only (\"arrival\")")
+            if adaptive and q["gentle_max_p"] != "initial":
+                raise BufferLabError(f"{qf}.gentle_max_p: ns-3's gentle line keeps the initial max_p "
+                                     "(\"initial\")")
+            min_th = float(adaptive.get("min_th", q["min_th"]))
+            max_th = float(adaptive.get("max_th", q["max_th"]))
+            max_p = float(q["max_p"])
             qcfg.update(
-                min_th=min_th, max_th=max_th, max_p=max_p, weight=float(q["weight"]),
+                min_th=min_th, max_th=max_th, max_p=max_p, weight=float(adaptive.get("weight", q["weight"])),
                 gentle=bool(q["gentle"]), wait=bool(q["wait"]), ecn=bool(q["ecn"]),
-                mean_pktsize=int(mean_pkt),
+                mean_pktsize=int(mean_pkt), adaptive=adaptive or None,
+                # ns-3 RED sees the queue disc only: one packet fewer than "packets waiting" when busy.
                 ns3_min_th=max(min_th - 1.0, 0.0), ns3_max_th=max_th - 1.0, ns3_linterm=1.0 / max_p,
                 ns3_use_hard_drop=True,
             )
@@ -511,6 +541,27 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                 # least MinBytes wait in the queue disc, which lacks the device queue's packet.
                 ns3_target=_nanos(target - tx_s), ns3_min_bytes=max(mtu - wire + 1, 0),
             )
+        elif disc == "fq-codel":
+            target, interval = float(q["target"]), float(q["interval"])
+            if target <= tx_s:
+                raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the sojourn one packet "
+                                     f"time ({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+            mtu = int(q["mtu"]) if q.get("mtu") is not None else int(mean_pkt)
+            ce = q.get("ce_threshold")
+            qcfg.update(
+                target_s=target, interval_s=interval, mtu=mtu, flows=int(q["flows"]),
+                drop_batch=int(q["drop_batch"]), ecn=True if q.get("ecn") is None else bool(q["ecn"]),
+                quantum=int(q["quantum"]) if q.get("quantum") is not None else int(mean_pkt),
+                ce_threshold_s=None if ce is None else float(ce),
+                ns3_target=_nanos(target - tx_s),
+                ns3_ce_threshold=None if ce is None else _nanos(max(float(ce) - tx_s, 0.0)),
+                # Each flow's CoDel: no drop while at most `mtu` bytes wait behind the head here, while fewer
+                # than MinBytes wait in ns-3 (a flow's queue rarely holds the device queue's packet).
+                ns3_child_min_bytes=mtu + 1,
+            )
+            how = "with a perturbation" if q["hash"] == "perturbed" else "directly"
+            notes.append(f"{qf}: ns-3 hashes the 5-tuple into its {q['flows']} queues, the engine "
+                         f"(kind, flow) {how}; flows share a queue by different collisions")
         elif disc == "pie":
             if q["delay"] != "timestamp":
                 raise BufferLabError(f"{qf}.delay: ns-3's rate estimator differs in detail; the comparison "
@@ -532,7 +583,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                 raise BufferLabError(f"{qf}.auto_tune: ns-3 always scales the update (RFC 8033 §4.2)")
             notes.append(f"{qf}: ns-3's PIE updates every t_update from time 0, the engine's from the first "
                          "arrival; it skips random drops with at most 2 packets queued (packet limits)")
-        if qcfg.get("ecn") and not any(tcps[g]["ecn"] for g in crossing[i]):
+        if q.get("ecn") and not any(tcps[g]["ecn"] for g in crossing[i]):
             notes.append(f"{disc} marks but TCP ECN is off: every early action becomes a drop"
                          + (f" (link {lk['name']!r})" if len(links_in) > 1 else ""))
         scale = (wire + PPP_HEADER_BYTES) / wire
@@ -543,6 +594,10 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             "groups": [groups_in[g]["name"] for g in crossing[i]],
             "ack_groups": [groups_in[g]["name"] for g in acking[i]],
         })
+    child_min = {lk["queue"]["ns3_child_min_bytes"] for lk in links if "ns3_child_min_bytes" in lk["queue"]}
+    if len(child_min) > 1:
+        raise BufferLabError(f"{lfields[-1]}.queue.mtu: ns-3 sets FQ-CoDel's per-flow CoDel MinBytes for "
+                             "every link at once; all fq-codel links need the same mtu")
     index = {lk["name"]: i for i, lk in enumerate(links)}
     topo = _topology(res, gfields)
     for lk, (a, b) in zip(links, topo["ends"]):
@@ -670,16 +725,23 @@ struct Monitor {
     enq_time[item->GetPacket()->GetUid()] = now;
     if (InWin(now)) { arrivals++; enqueued++; }
   }
-  void Drop(Ptr<const QueueDiscItem> item, const char* reason) {
+  // A packet refused at enqueue arrived and was dropped; one dropped after dequeue (CoDel's control law,
+  // FQ-CoDel's batch drops from the fattest queue) was counted as an arrival when it was enqueued.
+  void DropBefore(Ptr<const QueueDiscItem> item, const char* reason) { Drop(item, reason, true); }
+  void DropAfter(Ptr<const QueueDiscItem> item, const char* reason) { Drop(item, reason, false); }
+  void Drop(Ptr<const QueueDiscItem> item, const char* reason, bool arrival) {
     int64_t now = Simulator::Now().GetNanoSeconds();
     drops_total++;
     enq_time.erase(item->GetPacket()->GetUid());
     if (!InWin(now)) return;
-    arrivals++;
+    if (arrival) arrivals++;
+    // Drops by a child queue disc (FQ-CoDel's per-flow CoDel) carry its reason after a prefix.
+    const char* prefix = "(Dropped by child queue disc) ";
+    if (std::strncmp(reason, prefix, std::strlen(prefix)) == 0) reason += std::strlen(prefix);
     if (std::strcmp(reason, "Unforced drop") == 0) drops_early++;
     else if (std::strcmp(reason, "Forced drop") == 0) drops_forced++;
     else if (std::strcmp(reason, "Queue disc limit exceeded") == 0) drops_overflow++;
-    else if (std::strcmp(reason, "Overlimit drop") == 0) drops_overflow++;      // CoDel's limit
+    else if (std::strcmp(reason, "Overlimit drop") == 0) drops_overflow++;      // CoDel's, FQ-CoDel's limit
     else if (std::strcmp(reason, "Target exceeded drop") == 0) drops_early++;   // CoDel's control law
     else drops_other++;
   }
@@ -706,8 +768,8 @@ struct Monitor {
 void Attach(Monitor* m, Ptr<QueueDisc> qd, Ptr<PointToPointNetDevice> dev) {
   qd->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&Monitor::DiscLen, m));
   qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&Monitor::Enq, m));
-  qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Monitor::Drop, m));
-  qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Monitor::Drop, m));
+  qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Monitor::DropBefore, m));
+  qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Monitor::DropAfter, m));
   qd->TraceConnectWithoutContext("Mark", MakeCallback(&Monitor::Mark, m));
   dev->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&Monitor::DevLen, m));
   dev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&Monitor::TxBegin, m));
@@ -873,6 +935,10 @@ std::string GetAttr(Ptr<Object> o, std::string name) {
   if (!o || !o->GetInstanceTypeId().LookupAttributeByName(name, &info)) return "?";
   Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(o);
   if (tcp && name == "UseEcn") return EcnPeek::Get(tcp);
+  // RED's Alpha and Beta have setters only; their getters are methods.
+  Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(o);
+  if (red && name == "Alpha") return std::to_string(red->GetAredAlpha());
+  if (red && name == "Beta") return std::to_string(red->GetAredBeta());
   if (!(info.flags & TypeId::ATTR_GET) || !info.accessor->HasGetter()) return "?";
   Ptr<AttributeValue> v = info.checker->Create();
   o->GetAttribute(name, *v);
@@ -887,6 +953,15 @@ void FixStreams(Ptr<QueueDisc> qd, int64_t stream) {
   if (red) red->AssignStreams(stream);
   Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(qd);
   if (pie) pie->AssignStreams(stream);
+}
+// FQ-CoDel's DRR quantum has a setter but no attribute.
+void SetFqQuantum(Ptr<QueueDisc> qd, uint32_t quantum) {
+  Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(qd);
+  if (fq) fq->SetQuantum(quantum);
+}
+uint32_t GetFqQuantum(Ptr<QueueDisc> qd) {
+  Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(qd);
+  return fq ? fq->GetQuantum() : 0;
 }
 int CountRootQdiscs(NetDeviceContainer devs) {
   int c = 0;
@@ -979,6 +1054,9 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
     sd("ns3::TcpL4Protocol::RecoveryType", ns.StringValue(tcp["recovery_type"]))
     for name, value in congestion_control_defaults(tcp).items():
         sd(name, _ns_value(ns, value))
+    for lk in links:
+        if "ns3_child_min_bytes" in lk["queue"]:  # FQ-CoDel's per-flow CoDel queue discs
+            sd("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(lk["queue"]["ns3_child_min_bytes"]))
     sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(tcp["segment_size"]))
     sd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(tcp["initial_window"]))
     sd("ns3::TcpSocket::DelAckCount", ns.UintegerValue(tcp["del_ack_count"]))
@@ -1027,11 +1105,13 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
         disc_args: List[Any] = []
         for name, value in queue_disc_attributes(cfg, k).items():
             disc_args += [name, _ns_value(ns, value)]
-        if q["discipline"] == "red":
+        if q["discipline"] in ("red", "ared"):
             disc_args += ["LinkDelay", ns.TimeValue(ns.Seconds(lk["delay_s"]))]
         tch.SetRootQueueDisc(q["ns3_type"], *disc_args)
         qdisc = tch.Install(devs.Get(0)).Get(0)
         bl.FixStreams(qdisc, k)
+        if q["discipline"] == "fq-codel":
+            bl.SetFqQuantum(qdisc, q["quantum"])
         ifc = addr.Assign(devs)
         addr.NewNetwork()
         other_devs.Add(devs.Get(1))
@@ -1113,9 +1193,11 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
 
     read_back: Dict[str, Any] = {"links": {}}
     for k, lk in enumerate(links):
-        informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] == "red" else ()
+        informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] in ("red", "ared") else ()
         rb = {name: _attr(qdiscs[k], name) for name in (*queue_disc_attributes(cfg, k), *informational)}
         rb["device_queue"] = _attr(bl.AsP2P(link_devs[k].Get(0)).GetQueue(), "MaxSize")
+        if lk["queue"]["discipline"] == "fq-codel":
+            rb["quantum"] = str(bl.GetFqQuantum(qdiscs[k]))
         read_back["links"][lk["name"]] = rb
     read_back["root_queue_discs_elsewhere"] = _count_root_qdiscs(other_devs)
     check_read_back(cfg, read_back)
@@ -1242,16 +1324,28 @@ def queue_disc_attributes(cfg: Dict[str, Any], link: int = 0) -> Dict[str, Any]:
     lk = cfg["links"][link]
     q = lk["queue"]
     attrs: Dict[str, Any] = {"MaxSize": q["ns3_max_size"]}
-    if q["discipline"] == "red":
+    if q["discipline"] in ("red", "ared"):
         attrs.update(
             MinTh=q["ns3_min_th"], MaxTh=q["ns3_max_th"], LInterm=q["ns3_linterm"], QW=q["weight"],
             Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
-            UseHardDrop=q["ns3_use_hard_drop"], ARED=False,
+            UseHardDrop=q["ns3_use_hard_drop"], ARED=False, AdaptMaxP=bool(q.get("adaptive")),
             LinkBandwidth=f"{int(round(lk['rate_bps']))}bps",
         )
+        ad = q.get("adaptive")
+        if ad:
+            # The thresholds and weight are given (shifted by a packet as RED's), so ns-3's own automatic
+            # settings (ARED = true) stay off; AdaptMaxP is the adaptation itself.
+            attrs.update(TargetDelay=_nanos(ad["target_delay_s"]), Interval=_nanos(ad["interval_s"]),
+                         Top=ad["top"], Bottom=ad["bottom"], Alpha=ad["alpha"], Beta=ad["beta"])
     elif q["discipline"] == "codel":
         attrs.update(Target=q["ns3_target"], Interval=_nanos(q["interval_s"]), MinBytes=q["ns3_min_bytes"],
                      UseEcn=q["ecn"], UseL4s=False)
+    elif q["discipline"] == "fq-codel":
+        attrs.update(Target=q["ns3_target"], Interval=_nanos(q["interval_s"]), Flows=q["flows"],
+                     DropBatchSize=q["drop_batch"], UseEcn=q["ecn"], Perturbation=0, UseL4s=False,
+                     EnableSetAssociativeHash=False)
+        if q["ns3_ce_threshold"] is not None:
+            attrs["CeThreshold"] = q["ns3_ce_threshold"]
     elif q["discipline"] == "pie":
         attrs.update(
             QueueDelayReference=q["ns3_target"], Tupdate=_nanos(q["t_update_s"]), A=q["alpha"], B=q["beta"],
@@ -1277,8 +1371,8 @@ def _same(got: Any, want: Any) -> bool:
     if isinstance(want, bool):
         return str(got).lower() == str(want).lower()
     if isinstance(want, float):
-        try:
-            return math.isclose(float(got), want, rel_tol=1e-9, abs_tol=1e-12)
+        try:  # ns-3 writes doubles with six significant digits ("0.00039992"); it runs with the full value
+            return math.isclose(float(got), want, rel_tol=1e-5, abs_tol=1e-12)
         except (TypeError, ValueError):
             return False
     if isinstance(want, str) and want.endswith("ns") and isinstance(got, str) and got.endswith("ns"):
@@ -1299,6 +1393,8 @@ def check_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:
     for k, lk in enumerate(cfg["links"]):
         got_link = (read_back.get("links") or {}).get(lk["name"], {})
         expected = {**queue_disc_attributes(cfg, k), "device_queue": f"{lk['queue']['device_queue_pkts']}p"}
+        if lk["queue"]["discipline"] == "fq-codel":
+            expected["quantum"] = lk["queue"]["quantum"]
         for name, want in expected.items():
             got = got_link.get(name)
             if not _same(got, want):

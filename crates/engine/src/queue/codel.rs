@@ -20,6 +20,9 @@
 //! Not-ECT packets are still dropped. The RFC's time 0 meaning "not above target" is kept (`first_above_time
 //! = 0`); simulated times are in picoseconds, so `now + interval` is never 0. `now − drop_next` saturates at
 //! 0 when `drop_next` is in the future (the signed comparison of Linux and ns-3).
+//!
+//! The control loop is one [`CoDelState`] (§5.1's per-queue variables) driven by [`Params`] over a [`Fifo`]:
+//! the single queue of this discipline, and each flow queue of `fq-codel` (RFC 8290 §4).
 
 use super::{resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::Packet;
@@ -28,6 +31,7 @@ use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::ops::{Deref, DerefMut};
 
 /// CoDel's drops and marks.
 pub const CODEL: Reason = Reason("codel");
@@ -62,74 +66,41 @@ impl Default for Spec {
     }
 }
 
-pub struct CoDel {
-    fifo: Fifo,
-    limit: Limit,
-    target: Time,
-    interval: Time,
-    maxpacket: u64,
-    ecn: bool,
-    first_above_time: Time,
-    drop_next: Time,
-    count: u32,
-    lastcount: u32,
-    dropping: bool,
-    drop_states: u64,
+/// CoDel's parameters, shared by every queue it controls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    pub target: Time,
+    pub interval: Time,
+    /// The RFC's maxpacket: no drop while at most this many bytes wait in the queue after the dequeue.
+    pub maxpacket: u64,
+    /// CE-mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
 }
 
-impl Discipline for CoDel {
-    type Spec = Spec;
-    fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        let limit = resolve_limit_or(s.limit, s.limit_bytes, Limit::Packets(1000), &ctx)?;
-        finite_range(&ctx.field("target"), s.target.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
-        finite_range(&ctx.field("interval"), s.interval.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
-        let mtu = s.mtu.map_or(ctx.packet_size as f64, |b| b.0);
+impl Params {
+    /// Check `target`, `interval` and `mtu` (default: the port's packet size) of a scenario table.
+    pub fn checked(
+        target: Seconds,
+        interval: Seconds,
+        mtu: Option<Bytes>,
+        ecn: bool,
+        ctx: &QueueContext,
+    ) -> Result<Params, ScenarioError> {
+        finite_range(&ctx.field("target"), target.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
+        finite_range(&ctx.field("interval"), interval.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
+        let mtu = mtu.map_or(ctx.packet_size as f64, |b| b.0);
         check(&ctx.field("mtu"), mtu.is_finite() && (64.0..=1e9).contains(&mtu), "in [64 B, 1 GB]", mtu)?;
-        ctx.check_ecn(s.ecn)?;
-        Ok(CoDel::new(limit, from_secs(s.target.0), from_secs(s.interval.0), mtu as u64, s.ecn))
-    }
-}
-
-impl CoDel {
-    pub fn new(limit: Limit, target: Time, interval: Time, maxpacket: u64, ecn: bool) -> Self {
-        CoDel {
-            fifo: Fifo::default(),
-            limit,
-            target,
-            interval,
-            maxpacket,
+        Ok(Params {
+            target: from_secs(target.0),
+            interval: from_secs(interval.0),
+            maxpacket: mtu as u64,
             ecn,
-            first_above_time: 0,
-            drop_next: 0,
-            count: 0,
-            lastcount: 0,
-            dropping: false,
-            drop_states: 0,
-        }
+        })
     }
 
     /// RFC 8289 §5.5: `t + interval / √count`, rounded to the picosecond.
     pub fn control_law(&self, t: Time, count: u32) -> Time {
         t + (self.interval as f64 / (count as f64).sqrt() + 0.5) as Time
-    }
-
-    /// RFC 8289 §5.3 `dodequeue`: the head, and whether the sojourn time has been above target for an
-    /// interval.
-    fn dodequeue(&mut self, now: Time) -> (Option<Packet>, bool) {
-        let Some(p) = self.fifo.pop() else {
-            self.first_above_time = 0;
-            return (None, false);
-        };
-        let sojourn_time = now.saturating_sub(p.enqueued_at);
-        let mut ok_to_drop = false;
-        if sojourn_time < self.target || self.fifo.bytes() <= self.maxpacket {
-            self.first_above_time = 0;
-        } else if self.first_above_time == 0 {
-            self.first_above_time = now + self.interval;
-        } else if now >= self.first_above_time {
-            ok_to_drop = true;
-        }
-        (Some(p), ok_to_drop)
     }
 
     /// Drop `pkt`, or CE-mark it with `ecn` if it is ECN-capable; `Some(pkt)` if it was marked (and goes on).
@@ -142,10 +113,145 @@ impl CoDel {
             None
         }
     }
+}
+
+/// The control loop of one CoDel queue: RFC 8289 §5.1's per-queue variables, driven over the queue's
+/// [`Fifo`] by [`CoDelState::dequeue`].
+#[derive(Clone, Debug, Default)]
+pub struct CoDelState {
+    first_above_time: Time,
+    drop_next: Time,
+    count: u32,
+    lastcount: u32,
+    dropping: bool,
+    drop_states: u64,
+}
+
+impl CoDelState {
+    /// RFC 8289 §5.3 `dodequeue`: the head of `fifo`, and whether the sojourn time has been above target for
+    /// an interval.
+    fn dodequeue(&mut self, fifo: &mut Fifo, p: &Params, now: Time) -> (Option<Packet>, bool) {
+        let Some(pkt) = fifo.pop() else {
+            self.first_above_time = 0;
+            return (None, false);
+        };
+        let sojourn_time = now.saturating_sub(pkt.enqueued_at);
+        let mut ok_to_drop = false;
+        if sojourn_time < p.target || fifo.bytes() <= p.maxpacket {
+            self.first_above_time = 0;
+        } else if self.first_above_time == 0 {
+            self.first_above_time = now + p.interval;
+        } else if now >= self.first_above_time {
+            ok_to_drop = true;
+        }
+        (Some(pkt), ok_to_drop)
+    }
+
+    /// RFC 8289 §5.4: the next packet of `fifo` to send, after the drops (or marks) the control law asks
+    /// for; `None` when `fifo` is (or has become) empty.
+    #[inline(always)]
+    pub fn dequeue(
+        &mut self,
+        fifo: &mut Fifo,
+        p: &Params,
+        now: Time,
+        fx: &mut QueueEffects,
+    ) -> Option<Packet> {
+        let (mut pkt, mut ok_to_drop) = self.dodequeue(fifo, p, now);
+        if self.dropping {
+            if !ok_to_drop {
+                self.dropping = false;
+            }
+            while now >= self.drop_next && self.dropping {
+                let head = pkt.take()?;
+                self.count += 1;
+                if let Some(marked) = p.signal(head, fx) {
+                    self.drop_next = p.control_law(self.drop_next, self.count);
+                    return Some(marked);
+                }
+                (pkt, ok_to_drop) = self.dodequeue(fifo, p, now);
+                if !ok_to_drop {
+                    self.dropping = false;
+                } else {
+                    self.drop_next = p.control_law(self.drop_next, self.count);
+                }
+            }
+        } else if ok_to_drop {
+            let head = pkt.take()?;
+            if let Some(marked) = p.signal(head, fx) {
+                pkt = Some(marked);
+            } else {
+                (pkt, _) = self.dodequeue(fifo, p, now);
+            }
+            self.dropping = true;
+            self.drop_states += 1;
+            let delta = self.count.wrapping_sub(self.lastcount);
+            self.count = 1;
+            if delta > 1 && now.saturating_sub(self.drop_next) < 16 * p.interval {
+                self.count = delta;
+            }
+            self.drop_next = p.control_law(now, self.count);
+            self.lastcount = self.count;
+        }
+        pkt
+    }
+
+    /// Whether the queue is in drop state, its `count` and `drop_next`.
+    pub fn drop_state(&self) -> (bool, u32, Time) {
+        (self.dropping, self.count, self.drop_next)
+    }
+
+    /// How many times the queue entered drop state.
+    pub fn drop_states(&self) -> u64 {
+        self.drop_states
+    }
+}
+
+/// The `codel` discipline: one queue under one [`CoDelState`], which it dereferences to.
+pub struct CoDel {
+    fifo: Fifo,
+    limit: Limit,
+    params: Params,
+    codel: CoDelState,
+}
+
+impl Deref for CoDel {
+    type Target = CoDelState;
+    fn deref(&self) -> &CoDelState {
+        &self.codel
+    }
+}
+
+impl DerefMut for CoDel {
+    fn deref_mut(&mut self) -> &mut CoDelState {
+        &mut self.codel
+    }
+}
+
+impl Discipline for CoDel {
+    type Spec = Spec;
+    fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
+        let limit = resolve_limit_or(s.limit, s.limit_bytes, Limit::Packets(1000), &ctx)?;
+        let params = Params::checked(s.target, s.interval, s.mtu, s.ecn, &ctx)?;
+        ctx.check_ecn(s.ecn)?;
+        Ok(CoDel { fifo: Fifo::default(), limit, params, codel: CoDelState::default() })
+    }
+}
+
+impl CoDel {
+    pub fn new(limit: Limit, target: Time, interval: Time, maxpacket: u64, ecn: bool) -> Self {
+        let params = Params { target, interval, maxpacket, ecn };
+        CoDel { fifo: Fifo::default(), limit, params, codel: CoDelState::default() }
+    }
+
+    /// RFC 8289 §5.5: `t + interval / √count`, rounded to the picosecond.
+    pub fn control_law(&self, t: Time, count: u32) -> Time {
+        self.params.control_law(t, count)
+    }
 
     /// Whether CoDel is in drop state, its `count` and `drop_next`.
     pub fn state(&self) -> (bool, u32, Time) {
-        (self.dropping, self.count, self.drop_next)
+        self.codel.drop_state()
     }
 }
 
@@ -156,43 +262,7 @@ impl QueueDisc for CoDel {
 
     /// RFC 8289 §5.4.
     fn dequeue(&mut self, now: Time, fx: &mut QueueEffects) -> Option<Packet> {
-        let (mut p, mut ok_to_drop) = self.dodequeue(now);
-        if self.dropping {
-            if !ok_to_drop {
-                self.dropping = false;
-            }
-            while now >= self.drop_next && self.dropping {
-                let head = p.take()?;
-                self.count += 1;
-                if let Some(marked) = self.signal(head, fx) {
-                    self.drop_next = self.control_law(self.drop_next, self.count);
-                    return Some(marked);
-                }
-                (p, ok_to_drop) = self.dodequeue(now);
-                if !ok_to_drop {
-                    self.dropping = false;
-                } else {
-                    self.drop_next = self.control_law(self.drop_next, self.count);
-                }
-            }
-        } else if ok_to_drop {
-            let head = p.take()?;
-            if let Some(marked) = self.signal(head, fx) {
-                p = Some(marked);
-            } else {
-                (p, _) = self.dodequeue(now);
-            }
-            self.dropping = true;
-            self.drop_states += 1;
-            let delta = self.count.wrapping_sub(self.lastcount);
-            self.count = 1;
-            if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval {
-                self.count = delta;
-            }
-            self.drop_next = self.control_law(now, self.count);
-            self.lastcount = self.count;
-        }
-        p
+        self.codel.dequeue(&mut self.fifo, &self.params, now, fx)
     }
 
     fn len(&self) -> usize {
@@ -207,8 +277,8 @@ impl QueueDisc for CoDel {
     }
 
     fn report(&self, out: &mut BTreeMap<String, f64>) {
-        out.insert("count".into(), self.count as f64);
-        out.insert("drop_states".into(), self.drop_states as f64);
+        out.insert("count".into(), self.codel.count as f64);
+        out.insert("drop_states".into(), self.codel.drop_states as f64);
     }
 }
 

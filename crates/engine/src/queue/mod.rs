@@ -11,10 +11,12 @@
 //! stream), so the topology never names a discipline. Adding one is a new file implementing [`Discipline`]
 //! and one line in the `disciplines!` list below.
 
+pub mod ared;
 pub mod blue;
 pub mod codel;
 pub mod droptail;
 pub mod eun_wang;
+pub mod fq_codel;
 pub mod global_notifier;
 pub mod index_policy;
 pub mod ob;
@@ -31,10 +33,12 @@ use crate::units::Bytes;
 use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, VecDeque};
 
+pub use ared::Ared;
 pub use blue::Blue;
 pub use codel::CoDel;
 pub use droptail::DropTail;
 pub use eun_wang::EunWang;
+pub use fq_codel::FqCoDel;
 pub use global_notifier::GlobalNotifier;
 pub use index_policy::IndexQueue;
 pub use ob::Ob;
@@ -345,6 +349,7 @@ macro_rules! disciplines {
 disciplines! {
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
+    Ared, "ared" => Ared,
     EunWang, "eun-wang" => EunWang,
     Blue, "blue" => Blue,
     Odt, "odt" => Odt,
@@ -352,6 +357,7 @@ disciplines! {
     GlobalNotifier, "global-notifier" => GlobalNotifier,
     Index, "index" => IndexQueue,
     Codel, "codel" => CoDel,
+    FqCodel, "fq-codel" => FqCoDel,
     Pie, "pie" => Pie,
 }
 

@@ -19,7 +19,8 @@
 //! `mean_pktsize`, which defaults to the scenario's packet size instead of ns-2's constant 500 B.
 //!
 //! The average and the test live in [`RedCore`] (settings: [`RedTest`]), which other RED-derived
-//! disciplines reuse with their own action on a decision (Global Notifier marks the whole buffer).
+//! disciplines reuse with their own action on a decision (Global Notifier marks the whole buffer) or with
+//! their own step between the average and the test (Adaptive RED moves `max_p` there).
 
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
@@ -186,6 +187,8 @@ pub struct RedCore {
     above_min: bool,
     idle: bool,
     idle_since: Time,
+    /// The `max_p` of the gentle line above `max_th`: `t.max_p` unless [`RedCore::set_max_p`] leaves it.
+    gentle_max_p: f64,
 }
 
 /// `x^n` by repeated squaring: exact IEEE operations in a fixed order, so identical on every machine.
@@ -224,7 +227,23 @@ pub(crate) fn modify_p(pb: f64, count: u64, wait: bool) -> f64 {
 
 impl RedCore {
     pub fn new(t: RedTest, rng: Rng) -> Self {
-        RedCore { t, rng, avg: 0.0, count: 0, above_min: false, idle: true, idle_since: 0 }
+        let gentle_max_p = t.max_p;
+        RedCore { t, rng, avg: 0.0, count: 0, above_min: false, idle: true, idle_since: 0, gentle_max_p }
+    }
+
+    /// The `max_p` of the linear part of `p_b` (between `min_th` and `max_th`).
+    pub fn max_p(&self) -> f64 {
+        self.t.max_p
+    }
+
+    /// Change `max_p` (Adaptive RED). With `gentle_too` the gentle line above `max_th` starts from the new
+    /// value as well; without, it keeps the `max_p` it had before (ns-2 and ns-3 compute that line's
+    /// coefficients once, from the initial `max_p`).
+    pub fn set_max_p(&mut self, max_p: f64, gentle_too: bool) {
+        self.t.max_p = max_p;
+        if gentle_too {
+            self.gentle_max_p = max_p;
+        }
     }
 
     /// The current average queue, packets.
@@ -236,7 +255,9 @@ impl RedCore {
     pub fn base_probability(&self, avg: f64) -> f64 {
         let t = &self.t;
         let pb = match t.above_max {
-            AboveMax::Gentle if avg >= t.max_th => t.max_p + (1.0 - t.max_p) * (avg - t.max_th) / t.max_th,
+            AboveMax::Gentle if avg >= t.max_th => {
+                self.gentle_max_p + (1.0 - self.gentle_max_p) * (avg - t.max_th) / t.max_th
+            }
             AboveMax::One if avg >= t.max_th => 1.0,
             _ => t.max_p * (avg - t.min_th) / (t.max_th - t.min_th),
         };
@@ -249,9 +270,16 @@ impl RedCore {
     }
 
     /// Update the average for an arrival at `now` to a queue of `qlen` packets and decide; `count` and the
-    /// flags are updated.
+    /// flags are updated. The same as [`RedCore::update_average`] then [`RedCore::test`].
     pub fn decide(&mut self, now: Time, qlen: usize) -> RedDecision {
-        let q = qlen as f64;
+        self.update_average(now, qlen);
+        self.test(qlen)
+    }
+
+    /// The first half of [`RedCore::decide`]: the average after an arrival at `now` to a queue of `qlen`
+    /// packets (with the idle-time correction if the queue was empty), which it returns.
+    #[inline]
+    pub fn update_average(&mut self, now: Time, qlen: usize) -> f64 {
         let m = if self.idle {
             self.idle = false;
             if self.t.count == CountRule::SinceIdle {
@@ -261,7 +289,15 @@ impl RedCore {
         } else {
             0
         };
-        self.avg = self.avg * powi_exact(1.0 - self.t.weight, m + 1) + self.t.weight * q;
+        self.avg = self.avg * powi_exact(1.0 - self.t.weight, m + 1) + self.t.weight * qlen as f64;
+        self.avg
+    }
+
+    /// The second half of [`RedCore::decide`]: RED's test of the arrival against the current average, with
+    /// `qlen` packets waiting before it; `count` and the flags are updated.
+    #[inline]
+    pub fn test(&mut self, qlen: usize) -> RedDecision {
+        let q = qlen as f64;
         self.count += 1;
         if self.avg >= self.t.min_th && q > 1.0 {
             if self.avg >= self.t.forced_th {
@@ -333,11 +369,22 @@ impl Red {
     pub fn decide(&mut self, now: Time) -> RedDecision {
         self.core.decide(now, self.fifo.len())
     }
-}
 
-impl QueueDisc for Red {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
-        match self.decide(now) {
+    /// The average and the test.
+    pub fn core(&self) -> &RedCore {
+        &self.core
+    }
+
+    /// The average and the test, for a discipline that acts between the two (Adaptive RED).
+    pub fn core_mut(&mut self) -> &mut RedCore {
+        &mut self.core
+    }
+
+    /// What RED does with its decision on an arrival: a forced drop; an early drop, or a CE mark with `ecn`
+    /// on an ECN-capable packet; else queued if it fits the limit (an `overflow` drop if not).
+    #[inline(always)]
+    pub fn act(&mut self, decision: RedDecision, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
+        match decision {
             RedDecision::Forced => return fx.drop(pkt, reason::FORCED),
             RedDecision::Early => {
                 if !(self.p.ecn && fx.mark(&mut pkt, reason::EARLY)) {
@@ -347,6 +394,13 @@ impl QueueDisc for Red {
             RedDecision::Accept => {}
         }
         self.fifo.admit(pkt, self.p.limit, now, fx);
+    }
+}
+
+impl QueueDisc for Red {
+    fn enqueue(&mut self, pkt: Packet, now: Time, fx: &mut QueueEffects) {
+        let decision = self.decide(now);
+        self.act(decision, pkt, now, fx);
     }
 
     fn dequeue(&mut self, now: Time, _fx: &mut QueueEffects) -> Option<Packet> {
@@ -370,13 +424,14 @@ impl QueueDisc for Red {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::packet::Ecn;
     use crate::queue::test_packet;
     use crate::time::from_secs;
 
-    fn params() -> RedParams {
+    /// min_th 5, max_th 15, max_p 0.1, w 0.002, gentle, wait; 1000 packets/s of 1000 B.
+    pub(crate) fn params() -> RedParams {
         RedParams {
             min_th: 5.0,
             max_th: 15.0,

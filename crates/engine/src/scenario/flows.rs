@@ -207,10 +207,13 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         Value::String(s) if s == "off" => Pacing::Off,
         Value::String(s) if s == "rtt" => Pacing::Rtt,
         Value::String(s) if s == "linux" => Pacing::Linux,
+        Value::String(s) if s == "cwnd" => Pacing::Cwnd,
         other => {
             return err(
                 &field("pacing"),
-                format!("expected false, true (= \"rtt\"), \"off\", \"rtt\" or \"linux\" (got {other})"),
+                format!(
+                    "expected false, true (= \"rtt\"), \"off\", \"rtt\", \"cwnd\" or \"linux\" (got {other})"
+                ),
             )
         }
     };

@@ -335,6 +335,7 @@ fn pacing_forms_and_errors() {
     assert_eq!(pacing(json!("off")).unwrap(), Pacing::Off);
     assert_eq!(pacing(json!("rtt")).unwrap(), Pacing::Rtt);
     assert_eq!(pacing(json!("linux")).unwrap(), Pacing::Linux);
+    assert_eq!(pacing(json!("cwnd")).unwrap(), Pacing::Cwnd);
     for bad in [json!("yes"), json!(1), json!({"ratio": 2})] {
         let e = with(json!({"tcp": {"pacing": bad}})).unwrap_err();
         assert_eq!(e.field, "tcp.pacing");

@@ -84,6 +84,11 @@ pub enum Pacing {
     /// `srtt / min(cwnd, W_max)` (`tcp.max_window`; the window the sender can actually use, since `cwnd`
     /// may grow past W_max). `pacing = true` means this.
     Rtt,
+    /// The whole `cwnd` spread over one RTT, one packet every `srtt / cwnd`, even when `cwnd` has grown
+    /// past W_max: the other reading of §2.6 with its footnote 3 (cwnd may exceed W_max while the packets
+    /// in flight are capped), under which a sender whose cwnd is above W_max sends its W_max packets at
+    /// `cwnd / srtt`, faster than one window per RTT, and then waits for ACKs.
+    Cwnd,
     /// Linux's `sk_pacing_rate` (`tcp_update_pacing_rate`, net/ipv4/tcp_input.c): a rate of
     /// `ratio · max(cwnd, packets out) / srtt` segments per second, `ratio` = 2 while
     /// `cwnd < ssthresh / 2` (`net.ipv4.tcp_pacing_ss_ratio` = 200) and 1.2 otherwise
@@ -103,6 +108,7 @@ impl Pacing {
         match self {
             Pacing::Off => "off",
             Pacing::Rtt => "rtt",
+            Pacing::Cwnd => "cwnd",
             Pacing::Linux => "linux",
         }
     }

@@ -377,6 +377,7 @@ impl<C: CongestionControl> Sender<C> {
         let per_rtt = match cfg.pacing {
             Pacing::Off => return None,
             Pacing::Rtt => usable,
+            Pacing::Cwnd => self.win.cwnd.max(1.0),
             Pacing::Linux => {
                 let ratio = if self.win.cwnd < self.win.ssthresh / 2.0 {
                     Pacing::LINUX_SS_RATIO
@@ -798,6 +799,21 @@ mod tests {
         assert_eq!(s.pace.deadline(), from_secs(0.1) + from_secs(0.0125));
         s.win.cwnd = 3.5;
         assert_eq!(s.pacing_gap(from_secs(0.1), &c), Some(from_secs(0.1 / 3.5)));
+    }
+
+    #[test]
+    fn cwnd_pacing_spreads_the_whole_cwnd_even_beyond_w_max() {
+        let mut c = cfg(true, false);
+        c.pacing = Pacing::Cwnd;
+        c.max_window = 8;
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+        // cwnd 11 > W_max 8: one packet every 100/11 ms, the 8 in flight sent faster than one per 12.5 ms.
+        assert_eq!(s.cwnd(), 11.0);
+        assert_eq!(s.pacing_gap(from_secs(0.1), &c), Some(from_secs(0.1 / 11.0)));
     }
 
     #[test]

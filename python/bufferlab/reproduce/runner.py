@@ -1,0 +1,147 @@
+"""Many engine runs, in parallel, each kept on disk as it finishes so an interrupted reproduction resumes.
+
+A :class:`Task` is a scenario (a dict) and a seed; its key is a hash of both and of the engine's version, so a
+finished run is reused whenever the same task comes again. :func:`run_tasks` runs what is missing in a pool of
+worker processes (one engine run each, bit-identical to a serial run: the engine is deterministic), writes
+each result to ``<cache>/<key>.json`` atomically (a temporary file renamed into place) and returns every
+result in the order of the tasks. A task whose scenario the engine refuses fails the whole call with the
+engine's message: reproductions are fixed designs, not user sweeps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from bufferlab.errors import BufferLabError
+
+#: What a task keeps of a run: the summary, the first port's row, each group's row, and what ``extract``
+#: (a module-level function, so workers can import it) adds.
+Extract = Callable[[Any], Dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One engine run: ``scenario`` with ``seed``; ``labels`` say what it stands for (series, x value ...)."""
+
+    scenario: Dict[str, Any]
+    seed: int
+    labels: Dict[str, Any] = field(default_factory=dict)
+    extract: Optional[str] = None  # "module:function" returning extra values from the Results
+
+    def key(self, version: str) -> str:
+        text = json.dumps({"scenario": self.scenario, "seed": self.seed, "extract": self.extract,
+                           "engine": version}, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _finite(value: Any) -> Any:
+    """JSON-safe: NaN and infinities become None, numpy scalars plain numbers."""
+    if hasattr(value, "item") and not isinstance(value, (list, dict)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _resolve_extract(spec: Optional[str]) -> Optional[Extract]:
+    if not spec:
+        return None
+    import importlib  # noqa: PLC0415
+
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def run_one(task: Task) -> Dict[str, Any]:
+    """Run a task in this process; the record kept for it."""
+    import bufferlab  # noqa: PLC0415
+
+    scenario = {**task.scenario, "seed": task.seed}
+    res = bufferlab.run(scenario, progress=False)
+    record: Dict[str, Any] = {"labels": task.labels, "seed": task.seed, "summary": dict(res.summary),
+                              "wall_s": res.wall_s}
+    if len(res.ports):
+        port = res.ports.iloc[0].to_dict()
+        record["port"] = {k: v for k, v in port.items() if not isinstance(v, (dict, list))}
+    extract = _resolve_extract(task.extract)
+    if extract is not None:
+        record["extra"] = extract(res)
+    return _finite(record)
+
+
+def _write_atomic(path: Path, data: Dict[str, Any]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, allow_nan=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def engine_version() -> str:
+    """The package version and a hash of the compiled engine, so a rebuilt engine never reuses old runs."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    from bufferlab import _engine  # noqa: PLC0415
+
+    try:
+        v = version("bufferlab")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        v = "source"
+    digest = hashlib.sha256(Path(_engine.__file__).read_bytes()).hexdigest()[:12]
+    return f"{v}+{digest}"
+
+
+def run_tasks(tasks: Sequence[Task], cache: Path, *, workers: int = 1,
+              progress: Optional[Callable[[int, int], None]] = None) -> List[Dict[str, Any]]:
+    """Every task's record, running only those not in ``cache`` yet; ``progress(done, total)`` after each."""
+    cache.mkdir(parents=True, exist_ok=True)
+    version = engine_version()
+    keys = [t.key(version) for t in tasks]
+    records: Dict[str, Dict[str, Any]] = {}
+    for k in set(keys):
+        path = cache / f"{k}.json"
+        if path.exists():
+            try:
+                records[k] = json.loads(path.read_text())
+            except (OSError, ValueError):
+                path.unlink(missing_ok=True)  # a damaged record is run again
+    todo = {k: t for k, t in zip(keys, tasks) if k not in records}
+    total, done = len(set(keys)), len(records)
+    if progress:
+        progress(done, total)
+
+    def keep(k: str, rec: Dict[str, Any]) -> None:
+        nonlocal done
+        _write_atomic(cache / f"{k}.json", rec)
+        records[k] = rec
+        done += 1
+        if progress:
+            progress(done, total)
+
+    try:
+        if workers <= 1 or len(todo) <= 1:
+            for k, t in todo.items():
+                keep(k, run_one(t))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(run_one, t): k for k, t in todo.items()}
+                for fut in as_completed(futures):
+                    keep(futures[fut], fut.result())
+    except BufferLabError as exc:
+        raise BufferLabError(f"a reproduction run failed: {exc}") from exc
+    return [{**records[k], "labels": t.labels} for k, t in zip(keys, tasks)]
