@@ -372,7 +372,8 @@ impl Simulation {
             Event::WarmupEnd => {
                 self.measuring = true;
                 for port in &mut self.ports {
-                    port.stats.begin(self.now);
+                    let held = port.held();
+                    port.stats.begin(self.now, held);
                     port.stats.queue_changed(self.now, port.queue.len());
                 }
                 for f in &mut self.flows {
@@ -1020,7 +1021,7 @@ impl Simulation {
             .enumerate()
             .map(|(p, (port, link))| {
                 let st = &port.stats;
-                let arrivals = st.arrivals.max(1) as f64;
+                let exposed = st.exposed() as f64;
                 let reasons = |r: &crate::monitor::ReasonCounts| -> BTreeMap<String, u64> {
                     r.0.iter().map(|&(n, c)| (n.to_string(), c)).collect()
                 };
@@ -1037,8 +1038,8 @@ impl Simulation {
                     drops: st.drops(),
                     drops_at_dequeue: st.drops_at_dequeue,
                     marks: st.marks,
-                    loss_rate: st.drops() as f64 / arrivals,
-                    mark_rate: st.marks as f64 / arrivals,
+                    loss_rate: st.drops() as f64 / exposed,
+                    mark_rate: st.marks as f64 / exposed,
                     drop_reasons: reasons(&st.drop_reasons),
                     mark_reasons: reasons(&st.mark_reasons),
                     queue_mean_pkts: st.queue_mean(window),
