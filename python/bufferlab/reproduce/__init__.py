@@ -27,7 +27,7 @@ PAPERS: Dict[str, Optional[str]] = {
     "eun-wang": None,
     "index-policy": None,
     "tiny-buffers": "bufferlab.reproduce.tiny_buffers",
-    "global-notifier": None,
+    "global-notifier": "bufferlab.reproduce.global_notifier",
     "odt-ob": None,
 }
 NOTES = {
