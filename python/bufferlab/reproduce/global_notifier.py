@@ -461,9 +461,12 @@ def evaluate(results: Dict[str, List[Dict[str, Any]]], quick: bool) -> List[Verd
     e1s = results.get("e1_sensitivity", [])
     others = []
     for variant in sorted({x["labels"]["variant"] for x in e1s}):
-        vr = estimate(notification_times(_sel(e1s, variant=variant), "red-ecn")[0])
-        vg = estimate(notification_times(_sel(e1s, variant=variant), "reno-gn")[0])
-        others.append(f"{variant}: RED/ECN {vr.mean:.1f} s, GN {vg.mean:.1f} s ({vr.mean / vg.mean:.1f}×)")
+        tr, okr = notification_times(_sel(e1s, variant=variant), "red-ecn")
+        tg, okg = notification_times(_sel(e1s, variant=variant), "reno-gn")
+        vr, vg = estimate(tr), estimate(tg)
+        at_least = "" if all(okr) and all(okg) else "≥ "
+        others.append(f"{variant}: RED/ECN {at_least}{vr.mean:.1f} s, GN {vg.mean:.1f} s "
+                      f"({at_least}{vr.mean / vg.mean:.1f}×)")
     why1 = "" if ok1 else (
         f"RED/ECN reaches the last flow {ratio:.1f}× later than GN, not ≥ 3×, and 95 % of them as soon as GN "
         f"({estimate(r95).mean:.2f} s against {estimate(g95).mean:.2f} s): the 200 slow starts fill the "
@@ -525,13 +528,15 @@ def evaluate(results: Dict[str, List[Dict[str, Any]]], quick: bool) -> List[Verd
         rat["aimd-gn"][-1] > rat["red"][-1] + 0.005
     ok5 = full5 and ratio5
     n_low = ns[int(np.argmin(ua))]
+    lo_th, hi_th, _ = ns2_red_auto(RATE, DELAY)
     empty = _est(e2, "queue_empty", n=n_low, config="aimd-gn").mean
     th3 = _est(sens, "utilization", what="red", variant="thresholds ×3", config="aimd-gn")
     why5 = "" if ok5 else (
         f"goodput/throughput holds, but TCP(0.9, 0.675) + GN also leaves the link idle at low N "
         f"({min(ua):.3f} at {n_low} flows, the queue empty {100 * empty:.0f} % of the time; Reno + GN "
         f"{util['reno-gn'][n_low].mean:.3f}): a GN firing marks many flows at once, and their summed cut "
-        "exceeds the queue RED's thresholds keep (25–75 of 500 packets). Minimum utilization at the "
+        f"exceeds the queue RED's thresholds keep ({lo_th:g}–{hi_th:g} of {BUFFER} packets). Minimum "
+        "utilization at the "
         "other rates: " + _rate_minima(sens, "aimd-gn")
         + (f"; with thresholds ×3 at 200 flows {th3.mean:.3f}" if th3.n else "")
         if ratio5 and not full5 else "goodput/throughput not above RED's")
