@@ -7,14 +7,16 @@ dict with the structure of ``docs/scenario.md``. The engine validates every fiel
 
 from __future__ import annotations
 
-import copy
+import datetime
 import json
 import math
+import os
+import reprlib
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -38,25 +40,70 @@ def examples() -> List[str]:
     return sorted(p.stem for p in EXAMPLES_DIR.glob("*.toml"))
 
 
+#: Largest scenario file read; a scenario is a short text file (the biggest example is about 2 KB).
+MAX_SCENARIO_BYTES = 16 * 1024 * 1024
+
+#: Deepest nesting of tables and lists accepted in a scenario (the format needs five levels).
+MAX_DEPTH = 64
+
+
 def load_scenario(source: ScenarioLike) -> Dict[str, Any]:
-    """A scenario as a dict, from a TOML path, a built-in example name, or a mapping (deep-copied)."""
+    """A scenario as a dict, from a TOML path, a built-in example name, or a mapping (copied and checked:
+    numbers, strings, booleans, lists and tables only, numpy scalars read as numbers)."""
     if isinstance(source, Mapping):
-        return copy.deepcopy(dict(source))
-    path = Path(source)
-    if not path.exists() and (EXAMPLES_DIR / f"{source}.toml").exists():
-        path = EXAMPLES_DIR / f"{source}.toml"
-    if not path.exists():
-        hint = f" (built-in examples: {', '.join(examples())})" if examples() else ""
-        raise BufferLabError(f"scenario file not found: {source}{hint}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BufferLabError(f"cannot read scenario file {path}: {exc.strerror}") from exc
+        return checked_scenario(source)
+    if not isinstance(source, (str, os.PathLike)) or not isinstance(os.fspath(source), str):
+        raise BufferLabError("scenario: expected a TOML file path, a built-in example name or a dict, "
+                             f"got {_describe(source)}")
+    if not os.fspath(source).strip():
+        raise BufferLabError("scenario: empty name; give a TOML file or a built-in example name")
+    path = _scenario_path(source)
+    text = _read_text(path)
     try:
         scenario = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise BufferLabError(f"{path}: malformed TOML: {exc}") from exc
+        raise BufferLabError(f"{path}: malformed TOML: {exc}") from None
+    except RecursionError:
+        raise BufferLabError(f"{path}: malformed TOML: tables or lists nested too deeply") from None
     return _files_relative_to(scenario, path.resolve().parent)
+
+
+def _short(path: Any, limit: int = 80) -> str:
+    text = os.fspath(path)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _scenario_path(source: Union[str, os.PathLike]) -> Path:
+    """The file ``source`` names: a path, or a built-in example's file."""
+    path = Path(source)
+    try:
+        if not path.exists() and (EXAMPLES_DIR / f"{source}.toml").exists():
+            path = EXAMPLES_DIR / f"{source}.toml"
+        found = path.exists()
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BufferLabError(f"scenario file {_short(source)}: {reason}") from None
+    if not found:
+        hint = f" (built-in examples: {', '.join(examples())})" if examples() else ""
+        raise BufferLabError(f"scenario file not found: {_short(source)}{hint}")
+    return path
+
+
+def _read_text(path: Path) -> str:
+    """The file's text: UTF-8 (a byte-order mark is skipped), at most ``MAX_SCENARIO_BYTES``."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SCENARIO_BYTES + 1)
+    except OSError as exc:
+        raise BufferLabError(f"cannot read scenario file {_short(path)}: {exc.strerror or exc}") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise BufferLabError(f"scenario file {_short(path)}: larger than {MAX_SCENARIO_BYTES // 2**20} MB; "
+                             "a scenario is a short TOML text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BufferLabError(f"scenario file {_short(path)}: not UTF-8 text (byte 0x{data[exc.start]:02x} "
+                             f"at offset {exc.start}); save it as UTF-8") from None
 
 
 def _files_relative_to(scenario: Dict[str, Any], base: Path) -> Dict[str, Any]:
@@ -75,22 +122,37 @@ def _files_relative_to(scenario: Dict[str, Any], base: Path) -> Dict[str, Any]:
     return scenario
 
 
-def parse_override(text: str) -> tuple:
+def parse_override(text: str) -> Tuple[List[str], Any]:
     """``"a.b=value"`` → (["a", "b"], value), the value read as a TOML literal when it is one."""
+    if not isinstance(text, str):
+        raise BufferLabError(f'overrides: expected "key=value" strings, got {_describe(text)}')
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key or any(not part for part in key.split(".")):
         raise BufferLabError(f"--set expects key=value with a dotted key such as tcp.ecn=true (got {text!r})")
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         value = raw.strip()
     return key.split("."), value
 
 
+def _override_list(overrides: Any) -> List[str]:
+    """``overrides`` as a list of strings: a single string is one override."""
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping) or not isinstance(overrides, Iterable):
+        raise BufferLabError(f'overrides: expected a list of "key=value" strings, got {_describe(overrides)}')
+    items = list(overrides)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise BufferLabError(f'overrides[{i}]: expected a "key=value" string, got {_describe(item)}')
+    return items
+
+
 def apply_overrides(scenario: Dict[str, Any], overrides: Iterable[str]) -> Dict[str, Any]:
     """Set dotted keys (``bottleneck.queue.limit=50``) in a scenario dict, creating tables as needed."""
-    for item in overrides:
+    for item in _override_list(overrides):
         path, value = parse_override(item)
         node = scenario
         for part in path[:-1]:
@@ -102,13 +164,61 @@ def apply_overrides(scenario: Dict[str, Any], overrides: Iterable[str]) -> Dict[
     return scenario
 
 
+def _describe(value: Any) -> str:
+    """``"int 5"``: a value's type and a short repr, for messages."""
+    return f"{type(value).__name__} {reprlib.repr(value)}"
+
+
+def checked_scenario(scenario: Mapping[str, Any]) -> Dict[str, Any]:
+    """A copy of ``scenario`` holding only what a scenario file can: strings, finite numbers, booleans,
+    lists and tables with string keys (``None`` is kept: the engine reads it as absent). numpy scalars
+    become numbers. Anything else raises :class:`~bufferlab.errors.BufferLabError` naming its field."""
+    return _checked_value(scenario, "", 0, set())
+
+
+def _field(path: str) -> str:
+    return path or "scenario"
+
+
+def _checked_value(value: Any, path: str, depth: int, open_ids: set) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise BufferLabError(f"{_field(path)}: must be a finite number, got {float(value)!r}")
+        return float(value)
+    if isinstance(value, (Mapping, list, tuple)):
+        if id(value) in open_ids:
+            raise BufferLabError(f"{_field(path)}: refers to itself (a circular reference)")
+        if depth >= MAX_DEPTH:
+            raise BufferLabError(f"{_field(path)}: tables or lists nested more than {MAX_DEPTH} levels deep")
+        open_ids.add(id(value))
+        try:
+            if isinstance(value, Mapping):
+                out: Any = {}
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise BufferLabError(f"{_field(path)}: keys must be strings, got {_describe(key)}")
+                    out[key] = _checked_value(item, f"{path}.{key}" if path else key, depth + 1, open_ids)
+            else:
+                out = [_checked_value(item, f"{path}[{i}]", depth + 1, open_ids)
+                       for i, item in enumerate(value)]
+        finally:
+            open_ids.discard(id(value))
+        return out
+    if isinstance(value, (datetime.date, datetime.time)):
+        raise BufferLabError(f"{_field(path)}: dates and times are not scenario values (got {value}); "
+                             'write durations as strings such as "10s"')
+    raise BufferLabError(f"{_field(path)}: expected a number, string, boolean, list or table, "
+                         f"got {_describe(value)}")
+
+
 def _to_json(scenario: Mapping[str, Any]) -> str:
-    try:
-        return json.dumps(scenario, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise BufferLabError(
-            f"scenario: values must be numbers, strings, booleans, lists or tables ({exc})"
-        ) from exc
+    return json.dumps(checked_scenario(scenario), allow_nan=False)
 
 
 @dataclass
