@@ -16,13 +16,15 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
 from bufferlab.errors import BufferLabError
 from bufferlab.index_tables import fill_index_tables
+from bufferlab.jsonout import dumps, json_ready
+from bufferlab.output import TABLES, OutputDir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -248,49 +250,51 @@ class Results:
     fct_records: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def to_dict(self) -> Dict[str, Any]:
-        """Summary, per-port, per-group and per-flow rows, FCT statistics and the scenario, ready for JSON."""
-        return {
+        """Summary, per-port, per-group and per-flow rows, FCT statistics and the scenario, ready for strict
+        JSON: an undefined value (no RTT sample, an empty window) is ``None``, never NaN."""
+        return json_ready({
             "summary": {**self.summary, "wall_s": self.wall_s},
-            "ports": _records(self.ports),
-            "groups": _records(self.groups),
-            "flows": _records(self.flows),
-            "fct": _records(self.fct),
-            "udp": _records(self.udp),
+            "ports": self.ports.to_dict(orient="records"),
+            "groups": self.groups.to_dict(orient="records"),
+            "flows": self.flows.to_dict(orient="records"),
+            "fct": self.fct.to_dict(orient="records"),
+            "udp": self.udp.to_dict(orient="records"),
             "scenario": self.scenario,
-        }
+        })
 
-    def save(self, out_dir: Union[str, Path]) -> List[Path]:
-        """Write ``results.json``, ``flows.parquet`` and the time series as Parquet; returns the paths."""
-        out = Path(out_dir)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise BufferLabError(f"cannot create output directory {out}: {exc.strerror}") from exc
-        written = [out / "results.json"]
-        written[0].write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
-        for name, frame in (("flows", self.flows), ("ports", self.ports.drop(columns=["drop_reasons",
-                            "mark_reasons", "queue_state"], errors="ignore")), ("groups", self.groups),
-                            ("fct", self.fct), ("fct_records", self.fct_records), ("udp", self.udp),
-                            ("queue_series", self.queue_series), ("cwnd_series", self.cwnd_series)):
-            if len(frame):
-                path = out / f"{name}.parquet"
-                frame.to_parquet(path, index=False)
-                written.append(path)
-        return written
+    def save(self, out_dir: Union[str, Path], force: bool = False) -> List[Path]:
+        """Write ``results.json`` and the tables and time series as Parquet into ``out_dir``; returns the
+        paths. ``out_dir`` must be new or empty, or (with ``force``) hold an earlier run, which is replaced
+        whole; the files appear together or not at all (:mod:`bufferlab.output`)."""
+        return OutputDir(out_dir, force=force, field="out_dir").write(self.write_files)
+
+    def write_files(self, directory: Path) -> List[str]:
+        """Write ``results.json`` and the non-empty tables into the existing ``directory``; returns the
+        names written."""
+        frames = {"flows": self.flows, "groups": self.groups, "fct": self.fct,
+                  "fct_records": self.fct_records, "udp": self.udp, "queue_series": self.queue_series,
+                  "cwnd_series": self.cwnd_series,
+                  "ports": self.ports.drop(columns=["drop_reasons", "mark_reasons", "queue_state"],
+                                           errors="ignore")}
+        text = dumps(self.to_dict(), indent=2) + "\n"
+        _write_file(directory / "results.json", lambda p: p.write_text(text))
+        names = ["results.json"]
+        for name in TABLES:
+            if len(frames[name]):
+                _write_file(directory / f"{name}.parquet",
+                            lambda p, f=frames[name]: f.to_parquet(p, index=False))
+                names.append(f"{name}.parquet")
+        return names
 
 
-def _records(frame: pd.DataFrame) -> List[Dict[str, Any]]:
-    """Rows as dicts, with NaN (a missing value) as None so the JSON stays valid."""
-    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            for row in frame.to_dict(orient="records")]
-
-
-def _json_default(x: Any) -> Any:
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return None if math.isnan(x) else float(x)
-    raise TypeError(type(x).__name__)
+def _write_file(path: Path, write: Callable[[Path], Any]) -> None:
+    """``write(path)``, with the file's name on any ``OSError`` it raises."""
+    try:
+        write(path)
+    except OSError as exc:
+        if getattr(exc, "filename", None):
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
 def _progress_bar(total: float, enabled: Optional[bool]) -> Any:
