@@ -79,7 +79,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt as exc:
         print(f"bufferlab: {exc or 'interrupted'}", file=sys.stderr)
+        _exit_if_engine_running(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
+
+
+def _exit_if_engine_running(status: int) -> None:
+    """End the process at once when an interrupted engine step is still running on its worker thread
+    (interpreter shutdown must not wait for it or tear it down mid-step)."""
+    simulate = sys.modules.get("bufferlab.simulate")
+    if simulate is not None and simulate.engine_running():
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass
+        os._exit(status)
 
 
 if __name__ == "__main__":

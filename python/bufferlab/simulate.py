@@ -13,6 +13,7 @@ import math
 import os
 import reprlib
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -321,12 +322,95 @@ def resolve(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Dict[str, 
         raise BufferLabError(str(exc)) from None
 
 
+#: Engine events per step of a run (about 20-50 ms of work): between two steps a run can be interrupted
+#: and the progress bar moves. The engine advances by simulated time, so each step's length is set from the
+#: event rate of the steps before it (an estimate: a sudden burst of events makes one step longer).
+STEP_EVENTS = 200_000
+#: The first and shortest step, simulated seconds.
+MIN_STEP_S = 1e-6
+#: Every step covers at most this fraction of the run (the progress bar moves at least this often).
+MAX_STEP_FRACTION = 0.01
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (SIGINT) after ``simulated_s`` of its ``duration_s``. Nothing of it is kept:
+    the engine's statistics can only be closed at the scenario's end. ``note`` adds to the message."""
+
+    def __init__(self, simulated_s: float, duration_s: float, note: str = "") -> None:
+        super().__init__(f"interrupted at {simulated_s:.6g} of {duration_s:.6g} simulated s: the run is "
+                         f"discarded{'; ' + note if note else ''}")
+        self.simulated_s = simulated_s
+        self.duration_s = duration_s
+
+
+_engine_threads: List[threading.Thread] = []
+
+
+def engine_running() -> bool:
+    """Whether an interrupted run's engine step is still executing in the background."""
+    _engine_threads[:] = [t for t in _engine_threads if t.is_alive()]
+    return bool(_engine_threads)
+
+
+def _advance(sim: Any, duration: float, stop: threading.Event, reached: Callable[[float], None]) -> bool:
+    """Run ``sim`` to ``duration`` in steps of about ``STEP_EVENTS`` events; False if ``stop`` was set."""
+    now, step = 0.0, MIN_STEP_S
+    longest = max(duration * MAX_STEP_FRACTION, MIN_STEP_S)
+    while now < duration:
+        if stop.is_set():
+            return False
+        until = duration if now + step >= duration else now + step
+        before = sim.events()
+        sim.advance(until)
+        events = sim.events() - before
+        span, now = until - now, until
+        reached(now)
+        grown = 2.0 * step if events == 0 else min(2.0 * step, span * STEP_EVENTS / events)
+        step = min(max(grown, MIN_STEP_S), longest)
+    return True
+
+
+def _run_engine(sim: Any, bar: Any) -> Tuple[Any, ...]:
+    """Advance ``sim`` to its end and finish it on a worker thread, so that Ctrl-C reaches this thread at
+    once; on Ctrl-C the worker stops after its current step and :class:`Interrupted` is raised."""
+    duration = sim.duration_s()
+    stop = threading.Event()
+    state: Dict[str, Any] = {"now": 0.0}
+
+    def reached(now: float) -> None:
+        state["now"] = now
+
+    def work() -> None:
+        try:
+            if _advance(sim, duration, stop, reached):
+                state["result"] = sim.finish()
+        except BaseException as exc:  # handed to the caller's thread
+            state["error"] = exc
+
+    worker = threading.Thread(target=work, name="bufferlab-engine", daemon=True)
+    _engine_threads.append(worker)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+            if bar is not None:
+                bar.update(round(state["now"] - bar.n, 6))
+    except KeyboardInterrupt:
+        stop.set()
+        worker.join(0.3)
+        raise Interrupted(state["now"], duration) from None
+    if "error" in state:
+        raise state["error"]
+    return state["result"]
+
+
 def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optional[bool] = None) -> Results:
     """Simulate a scenario.
 
     ``overrides`` are ``key=value`` strings applied first (as ``bufferlab run --set``). ``progress`` shows a
     bar on stderr: ``True`` always, ``False`` never, ``None`` when stderr is a terminal and the run takes more
-    than two seconds. The GIL is released while the engine runs.
+    than two seconds. The engine runs on a worker thread with the GIL released; Ctrl-C stops it between two
+    steps and raises :class:`Interrupted` (a ``KeyboardInterrupt``).
     """
     from bufferlab import _engine
 
@@ -336,19 +420,12 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     except _engine.ScenarioError as exc:
         raise BufferLabError(str(exc)) from None
     started = time.perf_counter()
-    duration = sim.duration_s()
-    bar = _progress_bar(duration, progress)
-    steps = 100 if bar is not None else 1
+    bar = _progress_bar(sim.duration_s(), progress)
     try:
-        for k in range(1, steps + 1):
-            until = duration * k / steps
-            sim.advance(until)
-            if bar is not None:
-                bar.update(round(until - bar.n, 6))
+        text, time_s, queue, port_queues, cwnd = _run_engine(sim, bar)
     finally:
         if bar is not None:
             bar.close()
-    text, time_s, queue, port_queues, cwnd = sim.finish()
     wall = time.perf_counter() - started
     data = json.loads(text)
     t = np.frombuffer(time_s, dtype="<f8")

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from bufferlab.cli import EXIT_BROKEN_PIPE, silence_stdout
 from bufferlab.jsonout import dumps
 from bufferlab.output import OutputDir
-from bufferlab.simulate import Results, examples, run
+from bufferlab.simulate import Interrupted, Results, examples, run
 from bufferlab.units import format_value
 
 #: The summary table: (label, key, format).
@@ -113,6 +113,11 @@ def handle(args: argparse.Namespace) -> int:
         target.prepare()
     try:
         results = run(args.scenario, overrides=args.set, progress=False if args.quiet else None)
+    except Interrupted as exc:
+        if target is not None:
+            target.discard()
+            raise Interrupted(exc.simulated_s, exc.duration_s, f"nothing was written to {args.out}") from None
+        raise
     except BaseException:
         if target is not None:
             target.discard()
