@@ -32,6 +32,7 @@ from bufferlab.models.sizing import (
     rule_of_thumb,
     sqrt_n_rule,
 )
+from bufferlab.units import format_value
 
 __all__ = ["advise", "fixed_point_buffer", "format_advice", "DEFAULT_W_MAX"]
 
@@ -259,7 +260,7 @@ _MODELS = ("M/M/1/K", "M/D/1/K", "TCP fixed point", "Eun-Wang chain")
 def _fmt_pred(p: Dict[str, Any] | None) -> str:
     if not p or p.get("utilization") is None:
         return "-"
-    return f"{p['utilization']:.4f} / {p['loss']:.2e}"
+    return f"{format_value(p['utilization'], '{:.4f}')} / {format_value(p['loss'], '{:.2e}')}"
 
 
 def format_advice(adv: Dict[str, Any]) -> str:
