@@ -73,6 +73,11 @@ def test_empty_out_is_refused_naming_the_option(tiny: Path, no_simulation: None,
     assert "--out: empty path" in capsys.readouterr().err
 
 
+def test_force_without_out_is_refused(tiny: Path, no_simulation: None, capsys) -> None:
+    assert main(["run", str(tiny), "--force", "--quiet"]) == 2
+    assert "--force: only with --out DIR" in capsys.readouterr().err
+
+
 def test_out_that_is_a_file_is_refused_before_the_run(tiny: Path, no_simulation: None, capsys) -> None:
     assert main(["run", str(tiny), "--out", str(tiny), "--quiet"]) == 2
     assert f"--out {tiny}: exists and is not a directory" in capsys.readouterr().err

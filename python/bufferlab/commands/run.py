@@ -7,6 +7,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from bufferlab.cli import EXIT_BROKEN_PIPE, silence_stdout
+from bufferlab.errors import BufferLabError
 from bufferlab.jsonout import dumps
 from bufferlab.output import OutputDir
 from bufferlab.simulate import Interrupted, Results, examples, run
@@ -108,6 +109,8 @@ def _tables(results: Results) -> List[str]:
 
 def handle(args: argparse.Namespace) -> int:
     target: Optional[OutputDir] = None
+    if args.force and args.out is None:
+        raise BufferLabError("--force: only with --out DIR (it replaces an earlier run there)")
     if args.out is not None:
         target = OutputDir(args.out, force=args.force, field="--out")
         target.prepare()
