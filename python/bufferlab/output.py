@@ -39,8 +39,10 @@ class OutputDir:
     """
 
     def __init__(self, target: Union[str, os.PathLike], force: bool = False, field: str = "--out") -> None:
-        text = os.fspath(target)
-        if not isinstance(text, str) or not text.strip():
+        text = os.fspath(target) if isinstance(target, (str, os.PathLike)) else None
+        if not isinstance(text, str):
+            raise BufferLabError(f"{field}: expected a directory path, got {type(target).__name__}")
+        if not text.strip():
             raise BufferLabError(f"{field}: empty path; give the directory to write the results into")
         self.field = field
         self.force = force
