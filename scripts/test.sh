@@ -18,6 +18,8 @@ else
     echo "ns3 could not be installed: the ns-3 cross-validation tests and the quick subset are skipped"
 fi
 python3 -m pytest -q tests
+# Every paper's reproduction in its quick form: a claim that holds in the committed full run must still hold.
+bufferlab reproduce all --quick --out "${TMPDIR:-/tmp}/bufferlab-reproduce-quick" --check docs/reproductions
 if [ "$ns3_ok" = 1 ]; then
     bufferlab validate --quick --out "${TMPDIR:-/tmp}/bufferlab-validate-quick"
 fi

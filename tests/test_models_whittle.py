@@ -439,7 +439,7 @@ def test_lookup_index():
 @pytest.mark.parametrize(
     "kwargs,pattern",
     [
-        (dict(n_max=0), r"n_max .* >= 1"),
+        (dict(n_max=0), r"n_max .* in \[1, 10000\]"),
         (dict(n_max=2.5), r"n_max .* integer"),
         (dict(alpha=-0.1), r"alpha .* \[0, inf\)"),
         (dict(alpha=float("nan")), r"alpha \(fairness parameter\) must be finite"),

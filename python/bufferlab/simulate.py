@@ -7,21 +7,25 @@ dict with the structure of ``docs/scenario.md``. The engine validates every fiel
 
 from __future__ import annotations
 
-import copy
 import datetime
 import json
 import math
+import os
+import reprlib
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
 from bufferlab.errors import BufferLabError
 from bufferlab.index_tables import fill_index_tables
+from bufferlab.jsonout import dumps, json_ready
+from bufferlab.output import TABLES, OutputDir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,25 +43,70 @@ def examples() -> List[str]:
     return sorted(p.stem for p in EXAMPLES_DIR.glob("*.toml"))
 
 
+#: Largest scenario file read; a scenario is a short text file (the biggest example is about 2 KB).
+MAX_SCENARIO_BYTES = 16 * 1024 * 1024
+
+#: Deepest nesting of tables and lists accepted in a scenario (the format needs five levels).
+MAX_DEPTH = 64
+
+
 def load_scenario(source: ScenarioLike) -> Dict[str, Any]:
-    """A scenario as a dict, from a TOML path, a built-in example name, or a mapping (deep-copied)."""
+    """A scenario as a dict, from a TOML path, a built-in example name, or a mapping (copied and checked:
+    numbers, strings, booleans, lists and tables only, numpy scalars read as numbers)."""
     if isinstance(source, Mapping):
-        return copy.deepcopy(dict(source))
-    path = Path(source)
-    if not path.exists() and (EXAMPLES_DIR / f"{source}.toml").exists():
-        path = EXAMPLES_DIR / f"{source}.toml"
-    if not path.exists():
-        hint = f" (built-in examples: {', '.join(examples())})" if examples() else ""
-        raise BufferLabError(f"scenario file not found: {source}{hint}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BufferLabError(f"cannot read scenario file {path}: {exc.strerror}") from exc
+        return checked_scenario(source)
+    if not isinstance(source, (str, os.PathLike)) or not isinstance(os.fspath(source), str):
+        raise BufferLabError("scenario: expected a TOML file path, a built-in example name or a dict, "
+                             f"got {_describe(source)}")
+    if not os.fspath(source).strip():
+        raise BufferLabError("scenario: empty name; give a TOML file or a built-in example name")
+    path = _scenario_path(source)
+    text = _read_text(path)
     try:
         scenario = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise BufferLabError(f"{path}: malformed TOML: {exc}") from exc
+        raise BufferLabError(f"{path}: malformed TOML: {exc}") from None
+    except RecursionError:
+        raise BufferLabError(f"{path}: malformed TOML: tables or lists nested too deeply") from None
     return _files_relative_to(scenario, path.resolve().parent)
+
+
+def _short(path: Any, limit: int = 80) -> str:
+    text = os.fspath(path)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _scenario_path(source: Union[str, os.PathLike]) -> Path:
+    """The file ``source`` names: a path, or a built-in example's file."""
+    path = Path(source)
+    try:
+        if not path.exists() and (EXAMPLES_DIR / f"{source}.toml").exists():
+            path = EXAMPLES_DIR / f"{source}.toml"
+        found = path.exists()
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BufferLabError(f"scenario file {_short(source)}: {reason}") from None
+    if not found:
+        hint = f" (built-in examples: {', '.join(examples())})" if examples() else ""
+        raise BufferLabError(f"scenario file not found: {_short(source)}{hint}")
+    return path
+
+
+def _read_text(path: Path) -> str:
+    """The file's text: UTF-8 (a byte-order mark is skipped), at most ``MAX_SCENARIO_BYTES``."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SCENARIO_BYTES + 1)
+    except OSError as exc:
+        raise BufferLabError(f"cannot read scenario file {_short(path)}: {exc.strerror or exc}") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise BufferLabError(f"scenario file {_short(path)}: larger than {MAX_SCENARIO_BYTES // 2**20} MB; "
+                             "a scenario is a short TOML text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BufferLabError(f"scenario file {_short(path)}: not UTF-8 text (byte 0x{data[exc.start]:02x} "
+                             f"at offset {exc.start}); save it as UTF-8") from None
 
 
 def _files_relative_to(scenario: Dict[str, Any], base: Path) -> Dict[str, Any]:
@@ -76,22 +125,37 @@ def _files_relative_to(scenario: Dict[str, Any], base: Path) -> Dict[str, Any]:
     return scenario
 
 
-def parse_override(text: str) -> tuple:
+def parse_override(text: str) -> Tuple[List[str], Any]:
     """``"a.b=value"`` → (["a", "b"], value), the value read as a TOML literal when it is one."""
+    if not isinstance(text, str):
+        raise BufferLabError(f'overrides: expected "key=value" strings, got {_describe(text)}')
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key or any(not part for part in key.split(".")):
         raise BufferLabError(f"--set expects key=value with a dotted key such as tcp.ecn=true (got {text!r})")
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         value = raw.strip()
     return key.split("."), value
 
 
+def _override_list(overrides: Any) -> List[str]:
+    """``overrides`` as a list of strings: a single string is one override."""
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping) or not isinstance(overrides, Iterable):
+        raise BufferLabError(f'overrides: expected a list of "key=value" strings, got {_describe(overrides)}')
+    items = list(overrides)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise BufferLabError(f'overrides[{i}]: expected a "key=value" string, got {_describe(item)}')
+    return items
+
+
 def apply_overrides(scenario: Dict[str, Any], overrides: Iterable[str]) -> Dict[str, Any]:
     """Set dotted keys (``bottleneck.queue.limit=50``) in a scenario dict, creating tables as needed."""
-    for item in overrides:
+    for item in _override_list(overrides):
         path, value = parse_override(item)
         node = scenario
         for part in path[:-1]:
@@ -103,28 +167,61 @@ def apply_overrides(scenario: Dict[str, Any], overrides: Iterable[str]) -> Dict[
     return scenario
 
 
-def _to_json(scenario: Mapping[str, Any]) -> str:
-    """The scenario as JSON text for the engine. Values JSON cannot hold reach the engine as text it names
-    in its error: TOML's ``nan`` and ``inf`` as ``"nan"``, ``"inf"``, ``"-inf"``; TOML dates and times in
-    ISO form."""
+def _describe(value: Any) -> str:
+    """``"int 5"``: a value's type and a short repr, for messages."""
+    return f"{type(value).__name__} {reprlib.repr(value)}"
 
-    def text(value: Any) -> Any:
-        if isinstance(value, float) and not math.isfinite(value):
-            return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-        if isinstance(value, (datetime.date, datetime.time)):
-            return value.isoformat()
-        if isinstance(value, Mapping):
-            return {k: text(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [text(v) for v in value]
+
+def checked_scenario(scenario: Mapping[str, Any]) -> Dict[str, Any]:
+    """A copy of ``scenario`` holding only what a scenario file can: strings, finite numbers, booleans,
+    lists and tables with string keys (``None`` is kept: the engine reads it as absent). numpy scalars
+    become numbers. Anything else raises :class:`~bufferlab.errors.BufferLabError` naming its field."""
+    return _checked_value(scenario, "", 0, set())
+
+
+def _field(path: str) -> str:
+    return path or "scenario"
+
+
+def _checked_value(value: Any, path: str, depth: int, open_ids: set) -> Any:
+    if value is None or isinstance(value, str):
         return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise BufferLabError(f"{_field(path)}: must be a finite number, got {float(value)!r}")
+        return float(value)
+    if isinstance(value, (Mapping, list, tuple)):
+        if id(value) in open_ids:
+            raise BufferLabError(f"{_field(path)}: refers to itself (a circular reference)")
+        if depth >= MAX_DEPTH:
+            raise BufferLabError(f"{_field(path)}: tables or lists nested more than {MAX_DEPTH} levels deep")
+        open_ids.add(id(value))
+        try:
+            if isinstance(value, Mapping):
+                out: Any = {}
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise BufferLabError(f"{_field(path)}: keys must be strings, got {_describe(key)}")
+                    out[key] = _checked_value(item, f"{path}.{key}" if path else key, depth + 1, open_ids)
+            else:
+                out = [_checked_value(item, f"{path}[{i}]", depth + 1, open_ids)
+                       for i, item in enumerate(value)]
+        finally:
+            open_ids.discard(id(value))
+        return out
+    if isinstance(value, (datetime.date, datetime.time)):
+        raise BufferLabError(f"{_field(path)}: dates and times are not scenario values (got {value}); "
+                             'write durations as strings such as "10s"')
+    raise BufferLabError(f"{_field(path)}: expected a number, string, boolean, list or table, "
+                         f"got {_describe(value)}")
 
-    try:
-        return json.dumps(text(scenario), allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise BufferLabError(
-            f"scenario: values must be numbers, strings, booleans, lists or tables ({exc})"
-        ) from exc
+
+def _to_json(scenario: Mapping[str, Any]) -> str:
+    return json.dumps(checked_scenario(scenario), allow_nan=False)
 
 
 @dataclass
@@ -154,49 +251,51 @@ class Results:
     fct_records: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def to_dict(self) -> Dict[str, Any]:
-        """Summary, per-port, per-group and per-flow rows, FCT statistics and the scenario, ready for JSON."""
-        return {
+        """Summary, per-port, per-group and per-flow rows, FCT statistics and the scenario, ready for strict
+        JSON: an undefined value (no RTT sample, an empty window) is ``None``, never NaN."""
+        return json_ready({
             "summary": {**self.summary, "wall_s": self.wall_s},
-            "ports": _records(self.ports),
-            "groups": _records(self.groups),
-            "flows": _records(self.flows),
-            "fct": _records(self.fct),
-            "udp": _records(self.udp),
+            "ports": self.ports.to_dict(orient="records"),
+            "groups": self.groups.to_dict(orient="records"),
+            "flows": self.flows.to_dict(orient="records"),
+            "fct": self.fct.to_dict(orient="records"),
+            "udp": self.udp.to_dict(orient="records"),
             "scenario": self.scenario,
-        }
+        })
 
-    def save(self, out_dir: Union[str, Path]) -> List[Path]:
-        """Write ``results.json``, ``flows.parquet`` and the time series as Parquet; returns the paths."""
-        out = Path(out_dir)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise BufferLabError(f"cannot create output directory {out}: {exc.strerror}") from exc
-        written = [out / "results.json"]
-        written[0].write_text(json.dumps(self.to_dict(), indent=2, default=_json_default) + "\n")
-        for name, frame in (("flows", self.flows), ("ports", self.ports.drop(columns=["drop_reasons",
-                            "mark_reasons", "queue_state"], errors="ignore")), ("groups", self.groups),
-                            ("fct", self.fct), ("fct_records", self.fct_records), ("udp", self.udp),
-                            ("queue_series", self.queue_series), ("cwnd_series", self.cwnd_series)):
-            if len(frame):
-                path = out / f"{name}.parquet"
-                frame.to_parquet(path, index=False)
-                written.append(path)
-        return written
+    def save(self, out_dir: Union[str, Path], force: bool = False) -> List[Path]:
+        """Write ``results.json`` and the tables and time series as Parquet into ``out_dir``; returns the
+        paths. ``out_dir`` must be new or empty, or (with ``force``) hold an earlier run, which is replaced
+        whole; the files appear together or not at all (:mod:`bufferlab.output`)."""
+        return OutputDir(out_dir, force=force, field="out_dir").write(self.write_files)
+
+    def write_files(self, directory: Path) -> List[str]:
+        """Write ``results.json`` and the non-empty tables into the existing ``directory``; returns the
+        names written."""
+        frames = {"flows": self.flows, "groups": self.groups, "fct": self.fct,
+                  "fct_records": self.fct_records, "udp": self.udp, "queue_series": self.queue_series,
+                  "cwnd_series": self.cwnd_series,
+                  "ports": self.ports.drop(columns=["drop_reasons", "mark_reasons", "queue_state"],
+                                           errors="ignore")}
+        text = dumps(self.to_dict(), indent=2) + "\n"
+        _write_file(directory / "results.json", lambda p: p.write_text(text))
+        names = ["results.json"]
+        for name in TABLES:
+            if len(frames[name]):
+                _write_file(directory / f"{name}.parquet",
+                            lambda p, f=frames[name]: f.to_parquet(p, index=False))
+                names.append(f"{name}.parquet")
+        return names
 
 
-def _records(frame: pd.DataFrame) -> List[Dict[str, Any]]:
-    """Rows as dicts, with NaN (a missing value) as None so the JSON stays valid."""
-    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            for row in frame.to_dict(orient="records")]
-
-
-def _json_default(x: Any) -> Any:
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return None if math.isnan(x) else float(x)
-    raise TypeError(type(x).__name__)
+def _write_file(path: Path, write: Callable[[Path], Any]) -> None:
+    """``write(path)``, with the file's name on any ``OSError`` it raises."""
+    try:
+        write(path)
+    except OSError as exc:
+        if getattr(exc, "filename", None):
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
 def _progress_bar(total: float, enabled: Optional[bool]) -> Any:
@@ -223,12 +322,95 @@ def resolve(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Dict[str, 
         raise BufferLabError(str(exc)) from None
 
 
+#: Engine events per step of a run (about 20-50 ms of work): between two steps a run can be interrupted
+#: and the progress bar moves. The engine advances by simulated time, so each step's length is set from the
+#: event rate of the steps before it (an estimate: a sudden burst of events makes one step longer).
+STEP_EVENTS = 200_000
+#: The first and shortest step, simulated seconds.
+MIN_STEP_S = 1e-6
+#: Every step covers at most this fraction of the run (the progress bar moves at least this often).
+MAX_STEP_FRACTION = 0.01
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (SIGINT) after ``simulated_s`` of its ``duration_s``. Nothing of it is kept:
+    the engine's statistics can only be closed at the scenario's end. ``note`` adds to the message."""
+
+    def __init__(self, simulated_s: float, duration_s: float, note: str = "") -> None:
+        super().__init__(f"interrupted at {simulated_s:.6g} of {duration_s:.6g} simulated s: the run is "
+                         f"discarded{'; ' + note if note else ''}")
+        self.simulated_s = simulated_s
+        self.duration_s = duration_s
+
+
+_engine_threads: List[threading.Thread] = []
+
+
+def engine_running() -> bool:
+    """Whether an interrupted run's engine step is still executing in the background."""
+    _engine_threads[:] = [t for t in _engine_threads if t.is_alive()]
+    return bool(_engine_threads)
+
+
+def _advance(sim: Any, duration: float, stop: threading.Event, reached: Callable[[float], None]) -> bool:
+    """Run ``sim`` to ``duration`` in steps of about ``STEP_EVENTS`` events; False if ``stop`` was set."""
+    now, step = 0.0, MIN_STEP_S
+    longest = max(duration * MAX_STEP_FRACTION, MIN_STEP_S)
+    while now < duration:
+        if stop.is_set():
+            return False
+        until = duration if now + step >= duration else now + step
+        before = sim.events()
+        sim.advance(until)
+        events = sim.events() - before
+        span, now = until - now, until
+        reached(now)
+        grown = 2.0 * step if events == 0 else min(2.0 * step, span * STEP_EVENTS / events)
+        step = min(max(grown, MIN_STEP_S), longest)
+    return True
+
+
+def _run_engine(sim: Any, bar: Any) -> Tuple[Any, ...]:
+    """Advance ``sim`` to its end and finish it on a worker thread, so that Ctrl-C reaches this thread at
+    once; on Ctrl-C the worker stops after its current step and :class:`Interrupted` is raised."""
+    duration = sim.duration_s()
+    stop = threading.Event()
+    state: Dict[str, Any] = {"now": 0.0}
+
+    def reached(now: float) -> None:
+        state["now"] = now
+
+    def work() -> None:
+        try:
+            if _advance(sim, duration, stop, reached):
+                state["result"] = sim.finish()
+        except BaseException as exc:  # handed to the caller's thread
+            state["error"] = exc
+
+    worker = threading.Thread(target=work, name="bufferlab-engine", daemon=True)
+    _engine_threads.append(worker)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+            if bar is not None:
+                bar.update(round(state["now"] - bar.n, 6))
+    except KeyboardInterrupt:
+        stop.set()
+        worker.join(0.3)
+        raise Interrupted(state["now"], duration) from None
+    if "error" in state:
+        raise state["error"]
+    return state["result"]
+
+
 def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optional[bool] = None) -> Results:
     """Simulate a scenario.
 
     ``overrides`` are ``key=value`` strings applied first (as ``bufferlab run --set``). ``progress`` shows a
     bar on stderr: ``True`` always, ``False`` never, ``None`` when stderr is a terminal and the run takes more
-    than two seconds. The GIL is released while the engine runs.
+    than two seconds. The engine runs on a worker thread with the GIL released; Ctrl-C stops it between two
+    steps and raises :class:`Interrupted` (a ``KeyboardInterrupt``).
     """
     from bufferlab import _engine
 
@@ -238,19 +420,12 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     except _engine.ScenarioError as exc:
         raise BufferLabError(str(exc)) from None
     started = time.perf_counter()
-    duration = sim.duration_s()
-    bar = _progress_bar(duration, progress)
-    steps = 100 if bar is not None else 1
+    bar = _progress_bar(sim.duration_s(), progress)
     try:
-        for k in range(1, steps + 1):
-            until = duration * k / steps
-            sim.advance(until)
-            if bar is not None:
-                bar.update(round(until - bar.n, 6))
+        text, time_s, queue, port_queues, cwnd = _run_engine(sim, bar)
     finally:
         if bar is not None:
             bar.close()
-    text, time_s, queue, port_queues, cwnd = sim.finish()
     wall = time.perf_counter() - started
     data = json.loads(text)
     t = np.frombuffer(time_s, dtype="<f8")

@@ -16,7 +16,8 @@ from bufferlab.errors import BufferLabError
 
 Number = Union[int, float]
 
-__all__ = ["parse_rate", "parse_time", "parse_size", "format_rate", "format_time", "format_size"]
+__all__ = ["parse_rate", "parse_time", "parse_size", "format_rate", "format_time", "format_size",
+           "format_value"]
 
 
 class _Kind(NamedTuple):
@@ -127,3 +128,11 @@ def format_time(seconds: float) -> str:
 def format_size(nbytes: float) -> str:
     """Human-readable size in SI units, e.g. ``125 MB``."""
     return _fmt(nbytes, ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B")))
+
+
+def format_value(value: object, fmt: str, missing: str = "-", scale: float = 1.0) -> str:
+    """``fmt`` applied to ``value * scale``; ``missing`` for an undefined value (None, NaN or infinite), so
+    a table never shows ``nan``."""
+    if value is None or not math.isfinite(value):  # type: ignore[arg-type]
+        return missing
+    return fmt.format(value * scale if scale != 1.0 else value)  # type: ignore[operator]

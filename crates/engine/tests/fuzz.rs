@@ -260,6 +260,8 @@ proptest! {
             }
             Err(e) => {
                 prop_assert!(!e.field.is_empty() && !e.message.is_empty(), "{e}");
+                let f = &e.field;
+                prop_assert!(!f.starts_with(['.', '[']) && !f.ends_with('.') && !f.contains("..") && !f.contains(".["), "{e}");
                 let path = parse_field(&e.field);
                 let parent = &path[..path.len().saturating_sub(1)];
                 prop_assert!(

@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import platform
 import resource
 import sys
 from typing import Any, Dict, List, Sequence
 
 from bufferlab.errors import BufferLabError
+from bufferlab.jsonout import dumps
 from bufferlab.simulate import apply_overrides, run
+from bufferlab.units import format_value, parse_time
+
+#: Shortest benchmark run: the flows start uniformly over the first second.
+MIN_DURATION_S = 1.0
 
 #: 1,000 flows, 1 Gb/s bottleneck, 100 ms RTT, 1,000-packet DropTail, 1,000-byte packets.
 BENCH_SCENARIO: Dict[str, Any] = {
@@ -93,7 +97,8 @@ def measure(duration: str = "10s", flows: int = 1000, scenario: str = "reference
         "scenario": spec["name"], "flows": flows, "duration": duration,
         "wall_s": r.wall_s, "bottleneck_packets": s["departures"], "port_packets": packets,
         "events": s["events"],
-        "s_per_million_packets": r.wall_s / (packets / 1e6), "events_per_s": s["events"] / r.wall_s,
+        "s_per_million_packets": r.wall_s / (packets / 1e6) if packets else None,
+        "events_per_s": s["events"] / r.wall_s if r.wall_s > 0 else None,
         "peak_rss_mb": peak_kb / 1024, "engine_rss_growth_mb": (peak_kb - before_kb) / 1024,
         "utilization": s["utilization"], "loss_rate": s["loss_rate"],
         "flows_started": s["flows_started"], "peak_flow_slots": s["peak_flow_slots"],
@@ -138,22 +143,40 @@ def scaling_figure(rows: List[Dict[str, Any]], out: str) -> List[str]:
     from pathlib import Path
 
     path = Path(out)
-    return [str(p) for p in save_figure(fig, path.parent, path.stem)]
+    return [str(p) for p in save_figure(fig, path.parent, path.stem, field="--figure")]
+
+
+def _scale(text: str) -> List[int]:
+    """``--scale 10,100,1000`` as flow counts, each >= 1."""
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise BufferLabError(f"--scale: expected comma-separated flow counts >= 1, such as 10,100,1000 "
+                             f"(got {text!r})")
+    return counts
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.repeat < 1:
+        raise BufferLabError(f"--repeat: must be >= 1 (got {args.repeat})")
+    if parse_time(args.duration, "--duration") < MIN_DURATION_S:
+        raise BufferLabError(f"--duration: must be at least {MIN_DURATION_S:g} s, the benchmark's flows "
+                             f"start over the first second (got {args.duration!r})")
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
-    counts = [args.flows] if not args.scale else [int(x) for x in args.scale.split(",")]
+    counts = [args.flows] if not args.scale else _scale(args.scale)
     rows = [best_of(args.repeat, args.duration, n, name, args.set) for name in names for n in counts]
     if args.json:
-        print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=2))
+        print(dumps(rows[0] if len(rows) == 1 else rows, indent=2))
     for best in ([] if args.json else rows):
         print(f"{best['scenario']} ({best['flows']} flows, {best['duration']} simulated), "
               f"best of {args.repeat}:")
         print(f"  wall {best['wall_s']:.3f} s for {best['port_packets']:,} port packets: "
-              f"{best['s_per_million_packets']:.3f} s per million packets")
-        print(f"  {best['events']:,} events, {best['events_per_s'] / 1e6:.2f} M events/s, "
-              f"utilization {best['utilization']:.3f}, {best['flows_started']:,} flows started")
+              f"{format_value(best['s_per_million_packets'], '{:.3f}')} s per million packets")
+        print(f"  {best['events']:,} events, {format_value(best['events_per_s'], '{:.2f}', scale=1e-6)} M "
+              f"events/s, utilization {format_value(best['utilization'], '{:.3f}')}, "
+              f"{best['flows_started']:,} flows started")
         print(f"  peak RSS {best['peak_rss_mb']:.0f} MB for the whole Python process, of which the run added "
               f"{best['engine_rss_growth_mb']:.1f} MB")
     if args.figure:

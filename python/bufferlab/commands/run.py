@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any, Dict, List, Tuple
+import sys
+from typing import Any, Dict, List, Optional, Tuple
 
-from bufferlab.simulate import Results, examples, run
+from bufferlab.cli import EXIT_BROKEN_PIPE, silence_stdout
+from bufferlab.errors import BufferLabError
+from bufferlab.jsonout import dumps
+from bufferlab.output import OutputDir
+from bufferlab.simulate import Interrupted, Results, examples, run
+from bufferlab.units import format_value
 
 #: The summary table: (label, key, format).
 ROWS: List[Tuple[str, str, str]] = [
@@ -27,23 +32,27 @@ ROWS: List[Tuple[str, str, str]] = [
 
 
 def format_summary(results: Results) -> str:
-    """A readable table of the main metrics."""
+    """A readable table of the main metrics; an undefined metric (an empty measurement window) shows
+    ``-``."""
     s: Dict[str, Any] = results.summary
+    f = format_value
     cells = {
-        "drops": f"{s['drops']:,} ({s['drops_overflow']:,}/{s['drops_early']:,}/{s['drops_forced']:,}"
-                 f"{_other_drop_reasons(results)})",
-        "queue_mean_pkts": f"{s['queue_mean_pkts']:.2f} / {s['queue_p99_pkts']:.0f} / "
-                           f"{s['queue_max_pkts']:.0f}",
-        "delay_mean_s": f"{s['delay_mean_s'] * 1e3:.3f} ± {s['delay_std_s'] * 1e3:.3f} ms",
-        "delay_p50_s": f"{s['delay_p50_s'] * 1e3:.3f} / {s['delay_p99_s'] * 1e3:.3f} ms",
-        "timeouts": f"{s['timeouts']:,} / {s['fast_retransmits']:,}",
+        "drops": f"{f(s['drops'], '{:,}')} ({f(s['drops_overflow'], '{:,}')}/{f(s['drops_early'], '{:,}')}/"
+                 f"{f(s['drops_forced'], '{:,}')}{_other_drop_reasons(results)})",
+        "queue_mean_pkts": f"{f(s['queue_mean_pkts'], '{:.2f}')} / {f(s['queue_p99_pkts'], '{:.0f}')} / "
+                           f"{f(s['queue_max_pkts'], '{:.0f}')}",
+        "delay_mean_s": f"{f(s['delay_mean_s'], '{:.3f}', scale=1e3)} ± "
+                        f"{f(s['delay_std_s'], '{:.3f}', scale=1e3)} ms",
+        "delay_p50_s": f"{f(s['delay_p50_s'], '{:.3f}', scale=1e3)} / "
+                       f"{f(s['delay_p99_s'], '{:.3f}', scale=1e3)} ms",
+        "timeouts": f"{f(s['timeouts'], '{:,}')} / {f(s['fast_retransmits'], '{:,}')}",
     }
     title = s.get("name") or "scenario"
-    lines = [f"{title}: {s['flows']} flows, {s['duration_s']:g} s simulated "
-             f"(statistics from {s['warmup_s']:g} s), seed {s['seed']}"]
+    lines = [f"{title}: {s['flows']} flows, {f(s['duration_s'], '{:g}')} s simulated "
+             f"(statistics from {f(s['warmup_s'], '{:g}')} s), seed {s['seed']}"]
     width = max(len(label) for label, _, _ in ROWS)
     for label, key, fmt in ROWS:
-        lines.append(f"  {label:<{width}}  {cells.get(key) or fmt.format(s[key])}")
+        lines.append(f"  {label:<{width}}  {cells.get(key) or f(s[key], fmt)}")
     lines.append(f"  {'conservation':<{width}}  sent {s['sent']:,} = delivered {s['delivered']:,} + dropped "
                  f"{s['dropped']:,} + in flight {s['in_flight']:,}")
     lines.append(f"  {'engine':<{width}}  {s['events']:,} events in {results.wall_s:.3f} s wall")
@@ -60,11 +69,6 @@ def _other_drop_reasons(results: Results) -> str:
     return "; " + ", ".join(other) if other else ""
 
 
-def _maybe(value: Any, fmt: str, missing: str = "-") -> str:
-    """``fmt`` applied to a value that may be missing (None or NaN)."""
-    return missing if value is None or value != value else fmt.format(value)
-
-
 def _tables(results: Results) -> List[str]:
     """Per-port, per-group and FCT tables, when the scenario has more than one of a kind or finite flows."""
     out: List[str] = []
@@ -74,17 +78,20 @@ def _tables(results: Results) -> List[str]:
         out.append(f"  {'link':<16} {'util':>7} {'loss':>8} {'marks':>8} {'queue mean':>10} "
                    f"{'delay mean':>11}")
         for p in ports.itertuples():
-            out.append(f"  {p.name:<16} {p.utilization:>7.2%} {p.loss_rate:>8.3%} {p.mark_rate:>8.3%} "
-                       f"{p.queue_mean_pkts:>10.1f} {p.delay_mean_s * 1e3:>8.2f} ms")
+            out.append(f"  {p.name:<16} {format_value(p.utilization, '{:.2%}'):>7} "
+                       f"{format_value(p.loss_rate, '{:.3%}'):>8} {format_value(p.mark_rate, '{:.3%}'):>8} "
+                       f"{format_value(p.queue_mean_pkts, '{:.1f}'):>10} "
+                       f"{format_value(p.delay_mean_s, '{:.2f}', scale=1e3):>8} ms")
     if len(groups) > 1 or len(fct):
         out.append("groups:")
         out.append(f"  {'group':<16} {'cc':<8} {'flows':>7} {'done':>7} {'goodput':>11} {'Jain':>6} "
                    f"{'timeouts':>8} {'FCT mean':>10}")
         for g in groups.itertuples():
-            jain = _maybe(g.jain_index, "{:.3f}")
-            fct_mean = _maybe(g.fct_mean_s, "{:.3f} s")
+            jain = format_value(g.jain_index, "{:.3f}")
+            fct_mean = format_value(g.fct_mean_s, "{:.3f} s")
             out.append(f"  {g.name:<16} {g.congestion_control:<8} {g.flows_started:>7,} "
-                       f"{g.flows_completed:>7,} {g.goodput_bps:>11.4g} {jain:>6} {g.timeouts:>8,} "
+                       f"{g.flows_completed:>7,} {format_value(g.goodput_bps, '{:.4g}'):>11} {jain:>6} "
+                       f"{g.timeouts:>8,} "
                        f"{fct_mean:>10}")
     if len(fct):
         names = dict(zip(groups["group"], groups["name"]))
@@ -92,24 +99,44 @@ def _tables(results: Results) -> List[str]:
         out.append(f"  {'group':<12} {'size (B)':<22} {'flows':>7} {'mean':>9} {'p50':>9} {'p99':>9} "
                    f"{'slowdown':>8}")
         for b in fct.itertuples():
-            hi = _maybe(b.size_hi, "{:,.0f}", "inf")
+            hi = format_value(b.size_hi, "{:,.0f}", "inf")
             size = f"({int(b.size_lo):,}, {hi}]"
-            out.append(f"  {names.get(b.group, b.group):<12} {size:<22} {b.count:>7,} {b.mean_s:>8.3f}s "
-                       f"{b.p50_s:>8.3f}s {b.p99_s:>8.3f}s {b.slowdown_mean:>8.2f}")
+            times = " ".join(f"{format_value(t, '{:.3f}s'):>9}" for t in (b.mean_s, b.p50_s, b.p99_s))
+            out.append(f"  {names.get(b.group, b.group):<12} {size:<22} {b.count:>7,} {times} "
+                       f"{format_value(b.slowdown_mean, '{:.2f}'):>8}")
     return out
 
 
 def handle(args: argparse.Namespace) -> int:
-    results = run(args.scenario, overrides=args.set, progress=False if args.quiet else None)
-    if args.json:
-        print(json.dumps(results.to_dict()["summary"], indent=2))
-    else:
-        print(format_summary(results))
-    if args.out:
-        written = results.save(args.out)
-        if not args.json:
+    target: Optional[OutputDir] = None
+    if args.force and args.out is None:
+        raise BufferLabError("--force: only with --out DIR (it replaces an earlier run there)")
+    if args.out is not None:
+        target = OutputDir(args.out, force=args.force, field="--out")
+        target.prepare()
+    try:
+        results = run(args.scenario, overrides=args.set, progress=False if args.quiet else None)
+    except Interrupted as exc:
+        if target is not None:
+            target.discard()
+            raise Interrupted(exc.simulated_s, exc.duration_s, f"nothing was written to {args.out}") from None
+        raise
+    except BaseException:
+        if target is not None:
+            target.discard()
+        raise
+    stdout_closed = False
+    try:
+        print(dumps(results.to_dict()["summary"], indent=2) if args.json else format_summary(results))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+        stdout_closed = True
+    if target is not None:
+        written = target.write(results.write_files)
+        if not args.json and not stdout_closed:
             print("wrote " + ", ".join(str(p) for p in written))
-    return 0
+    return EXIT_BROKEN_PIPE if stdout_closed else 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -119,7 +146,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("scenario", help="scenario TOML file or built-in example name")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a field, e.g. --set bottleneck.queue.limit=50 (repeatable)")
-    p.add_argument("--out", metavar="DIR", help="write results.json and Parquet time series here")
+    p.add_argument("--out", metavar="DIR",
+                   help="write results.json and the Parquet tables into this new or empty directory")
+    p.add_argument("--force", action="store_true",
+                   help="with --out: replace a directory that holds an earlier run (all of its files)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=handle)

@@ -98,13 +98,19 @@ def check_range(
     return arr
 
 
+#: Largest integer an array check accepts: every integer up to it is exact in a float64.
+MAX_ARRAY_INT = 2**53
+
+
 def check_int(name: str, value: object, low: int, high: int | None = None) -> np.ndarray:
-    """Integer-valued array with ``low <= value (<= high)``."""
+    """Integer-valued array with ``low <= value (<= high)``; at most 2^53 in any case."""
     arr = as_float_array(name, value)
     if np.any(arr != np.round(arr)):
         raise BufferLabError(f"{name} must be an integer, got {_show(arr)}")
     if np.any(arr < low) or (high is not None and np.any(arr > high)):
         raise BufferLabError(f"{name} must be an integer {_int_range(low, high)}, got {_show(arr)}")
+    if np.any(arr > MAX_ARRAY_INT):
+        raise BufferLabError(f"{name} must be an integer {_int_range(low, MAX_ARRAY_INT)}, got {_show(arr)}")
     return arr.astype(np.int64)
 
 
@@ -134,7 +140,9 @@ def _interval(low: float | None, high: float | None, low_open: bool, high_open: 
 
 
 def _int_range(low: int, high: int | None) -> str:
-    return f">= {low}" if high is None else f"in [{low}, {high}]"
+    if high is None:
+        return f">= {low}"
+    return f"in [{low}, {'2^53' if high == MAX_ARRAY_INT else high}]"
 
 
 def _suffix(note: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Dict, List
 
-from bufferlab.errors import BufferLabError
+from bufferlab.errors import BufferLabError, LimitError
 from bufferlab.models._checks import check_int, check_open_interval, check_range
 from bufferlab.models.enachescu import fixed_point
 from bufferlab.models.queueing import md1k_loss, mm1k_loss
@@ -32,6 +32,7 @@ from bufferlab.models.sizing import (
     rule_of_thumb,
     sqrt_n_rule,
 )
+from bufferlab.units import format_value
 
 __all__ = ["advise", "fixed_point_buffer", "format_advice", "DEFAULT_W_MAX"]
 
@@ -39,6 +40,14 @@ __all__ = ["advise", "fixed_point_buffer", "format_advice", "DEFAULT_W_MAX"]
 DEFAULT_W_MAX = 64.0
 
 _EUN_WANG_MODULE = "bufferlab.models.eun_wang"
+
+#: Largest bandwidth-delay product the advisor takes, packets (buffers stay exact integers in a float64).
+MAX_BDP_PACKETS = 1e15
+
+#: Largest per-flow bandwidth-delay product C*T (packets) for the Eun-Wang chain's prediction: the AIMD
+#: cycle lasts about C*T/2 rounds and the chain's cost per round grows with C*T, so beyond this the
+#: prediction is not computed.
+EUN_WANG_MAX_CT = 10_000.0
 
 
 def fixed_point_buffer(target: float, w_max: float, peak_load: float, max_buffer: int = 10_000_000) -> int:
@@ -72,13 +81,18 @@ def fixed_point_buffer(target: float, w_max: float, peak_load: float, max_buffer
 
 
 def _queue_predictions(k: int, load: float) -> List[Dict[str, Any]]:
-    out = []
+    out: List[Dict[str, Any]] = []
     kk = max(int(k), 1)
     for name, fn, arrivals in (
         ("M/M/1/K", mm1k_loss, "Poisson arrivals, exponential sizes"),
         ("M/D/1/K", md1k_loss, "Poisson arrivals, constant-size packets"),
     ):
-        loss = float(fn(load, kk))
+        try:
+            loss = float(fn(load, kk))
+        except LimitError as exc:
+            out.append({"model": name, "utilization": None, "loss": None,
+                        "assumption": f"not computed: {exc}"})
+            continue
         out.append(
             {
                 "model": name,
@@ -99,6 +113,12 @@ def _eun_wang_prediction(flows: int, capacity_pps: float, rtt_s: float, packet_s
         raise
     if not hasattr(mod, "predict_for_advisor"):
         return {}
+    ct = capacity_pps * rtt_s / flows
+    if ct > EUN_WANG_MAX_CT:
+        return {"model": "Eun-Wang chain", "utilization": None, "loss": None,
+                "assumption": f"not computed: the per-flow bandwidth-delay product C*T = {ct:.3g} packets "
+                              f"is above {EUN_WANG_MAX_CT:,.0f}; the chain would not mix in the advisor's "
+                              "time budget"}
     try:
         res = mod.predict_for_advisor(
             flows=int(flows), capacity_pkts_per_s=float(capacity_pps), rtt_s=float(rtt_s),
@@ -140,6 +160,9 @@ def advise(
     pkt = int(check_int("packet_size", packet_size_bytes, 1))
     w = float(check_range("w_max", w_max, 1.0, None))
     bdp = bdp_packets(c, rtt, pkt)
+    if bdp > MAX_BDP_PACKETS:
+        raise LimitError(f"capacity and rtt: the bandwidth-delay product C*RTT is {bdp:.3g} packets of "
+                         f"{pkt} B; the advisor handles up to {MAX_BDP_PACKETS:.0e} packets")
     capacity_pps = c / (8.0 * pkt)
     peak = n * w / bdp
 
@@ -147,6 +170,9 @@ def advise(
 
     def add(bs: BufferSize, notes: List[str]) -> Dict[str, Any]:
         entry = bs.to_dict()
+        if bs.packets < 2:
+            notes = notes + [f"{bs.packets} packet(s) is below the engine's smallest queue: DropTail limit 1 "
+                             "(2 packets with the one in service)"]
         preds = _queue_predictions(bs.packets, u)
         fp = fixed_point(w, bs.packets, peak_load=peak)
         preds.append(
@@ -234,7 +260,7 @@ _MODELS = ("M/M/1/K", "M/D/1/K", "TCP fixed point", "Eun-Wang chain")
 def _fmt_pred(p: Dict[str, Any] | None) -> str:
     if not p or p.get("utilization") is None:
         return "-"
-    return f"{p['utilization']:.4f} / {p['loss']:.2e}"
+    return f"{format_value(p['utilization'], '{:.4f}')} / {format_value(p['loss'], '{:.2e}')}"
 
 
 def format_advice(adv: Dict[str, Any]) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from bufferlab.cli import optional_modules
 from bufferlab.errors import BufferLabError
+from bufferlab.jsonout import dumps
 from bufferlab.models._checks import check_integer, check_real
 from bufferlab.units import parse_rate, parse_size, parse_time
 
@@ -81,14 +81,15 @@ def _cli_advise(args: argparse.Namespace) -> int:
     rtt = parse_time(args.rtt, "--rtt")
     target = _number("--target-utilization", args.target_utilization)
     check_real("--target-utilization:", target, 0.0, 1.0, low_open=True, high_open=True)
-    pkt = parse_size(args.packet_size, "--packet-size")
+    pkt = check_integer("--packet-size (bytes)", float(parse_size(args.packet_size, "--packet-size")), 20,
+                        65535, note="(the engine's range)")
     wmax = _number("--wmax", args.wmax)
     check_real("--wmax:", wmax, 1.0, note="packets")
     alpha = _number("--alpha", args.alpha)
     epsilon = _number("--epsilon", args.epsilon)
     adv = advise(capacity, flows, rtt, target, pkt, w_max=wmax, alpha=alpha, epsilon=epsilon)
     if args.json:
-        print(json.dumps(adv, indent=2))
+        print(dumps(adv, indent=2))
     else:
         print(format_advice(adv))
     return 0

@@ -17,18 +17,18 @@ M/M/1/K with K = B (see :mod:`bufferlab.models.queueing`; the engine's DropTail 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
-from bufferlab.errors import BufferLabError
-from bufferlab.models._checks import check_int, check_open_interval, check_range
+from bufferlab.errors import BufferLabError, LimitError
+from bufferlab.jsonout import dumps
+from bufferlab.models._checks import check_int, check_integer, check_open_interval, check_range
 from bufferlab.models.queueing import geometric_tail_bound, md1k_loss, mm1k_loss
-from bufferlab.plots import save_figure
+from bufferlab.plots import ensure_directory, save_figure
+from bufferlab.units import format_value
 
 __all__ = [
     "REGIME_PEAK_LOAD",
@@ -177,6 +177,12 @@ def constant_buffer_exponent(buffer: Any) -> Any:
 # Appendix II slotted model, Monte Carlo
 
 
+#: Limits of the slotted Monte Carlo: packets per RTT (N W_max, memory) and slot steps (a Python loop of
+#: about 10 us a step, replications side by side in batches of about 2e6 / (N W_max): 3e6 steps is 30 s).
+SLOTTED_MAX_PACKETS = 10_000_000
+SLOTTED_MAX_STEPS = 3_000_000
+
+
 @dataclass(frozen=True)
 class SlottedLoss:
     """Per-packet loss of the App. II slotted model for each buffer in ``buffers``."""
@@ -239,16 +245,22 @@ def slotted_loss(
             f"spacing must satisfy spacing*(w_max-1) < slots_per_rtt={m} so a flow's packets fit in one RTT, "
             f"got spacing={s}"
         )
+    seed = check_integer("seed", seed, 0)
     given = None
     if starts is not None:
         given = check_int("starts", starts, 0, m - 1)
         if given.ndim != 2 or given.shape[1] != n:
             raise BufferLabError(f"starts must have shape (replications, flows={n}), got {given.shape}")
         reps = given.shape[0]
+    chunk = max(1, min(reps, int(2_000_000 // max(1, n * w))))
+    steps = -(-reps // chunk) * 2 * m
+    if n * w > SLOTTED_MAX_PACKETS or steps > SLOTTED_MAX_STEPS:
+        raise LimitError(f"flows, w_max and replications: the slotted model would send {n * w:,} packets "
+                         f"per RTT over {m:,} slots, {steps:,} slot steps in all; the limits are "
+                         f"{SLOTTED_MAX_PACKETS:,} packets per RTT and {SLOTTED_MAX_STEPS:,} slot steps")
     rng = np.random.default_rng(seed)
     offsets = np.arange(w) * s
     drops = np.zeros((bs.size, reps))
-    chunk = max(1, min(reps, int(2_000_000 // max(1, n * w))))
     bcol = bs[:, None].astype(np.int64)
     for c0 in range(0, reps, chunk):
         r = min(chunk, reps - c0)
@@ -349,8 +361,18 @@ def register_cli(model_subparsers: Any) -> None:
     p.set_defaults(func=_cli_tiny_buffers)
 
 
+def _md1k_or_none(rho: float, buffer: int) -> Any:
+    """The exact M/D/1/B loss, or None (with the reason) when it is beyond the solver's limits."""
+    try:
+        return md1k_loss(rho, buffer), ""
+    except LimitError as exc:
+        return None, str(exc)
+
+
 def _cli_tiny_buffers(args: argparse.Namespace) -> int:
+    seed = check_integer("--seed", args.seed, 0)
     b = theorem1_buffer(args.wmax, args.rho, args.theta)
+    md1k, md1k_note = _md1k_or_none(args.rho, max(b, 1))
     out: Dict[str, Any] = {
         "w_max": args.wmax,
         "rho": args.rho,
@@ -360,8 +382,10 @@ def _cli_tiny_buffers(args: argparse.Namespace) -> int:
         "theorem1_theta_at_buffer": theorem1_effective_utilization(b, args.wmax, args.rho),
         "rho_pow_B": geometric_tail_bound(args.rho, b),
         "mm1k_loss": mm1k_loss(args.rho, max(b, 1)),
-        "md1k_loss": md1k_loss(args.rho, max(b, 1)),
+        "md1k_loss": md1k,
     }
+    if md1k_note:
+        out["md1k_note"] = md1k_note
     for regime in ("under", "over"):
         fp = fixed_point(args.wmax, b, regime)
         out[f"fixed_point_{regime}"] = {"utilization": fp.utilization, "loss": fp.loss}
@@ -369,7 +393,7 @@ def _cli_tiny_buffers(args: argparse.Namespace) -> int:
         w = int(round(args.wmax))
         s = args.spacing if args.spacing is not None else max(1, math.ceil(2.0 * math.log(max(w, 2))))
         res = slotted_loss(args.flows, w, s, max(b, 1), load=args.rho, replications=args.replications,
-                           seed=args.seed)
+                           seed=seed)
         out["slotted"] = {
             "flows": args.flows,
             "spacing": s,
@@ -379,14 +403,17 @@ def _cli_tiny_buffers(args: argparse.Namespace) -> int:
             "packets": res.packets,
         }
     if args.json:
-        print(json.dumps(out))
+        print(dumps(out))
     else:
         print("Enachescu et al. 2005, 'Routers with very small buffers'")
         print(f"  W_max = {args.wmax:g} pkts, peak load rho = {args.rho:g}, target theta = {args.theta:g}")
         print(f"  Theorem 1 buffer B = {b} packets (bound {out['theorem1_buffer_real']:.3f})")
         print(f"  effective utilization guaranteed at B: {out['theorem1_theta_at_buffer']:.4f}")
         print(f"  rho^B (M/M/1 tail, Lemma 2 bound): {out['rho_pow_B']:.4g}")
-        print(f"  M/M/1/B loss at rho: {out['mm1k_loss']:.4g}   exact M/D/1/B loss: {out['md1k_loss']:.4g}")
+        print(f"  M/M/1/B loss at rho: {out['mm1k_loss']:.4g}   exact M/D/1/B loss: "
+              f"{format_value(md1k, '{:.4g}', 'n/a')}")
+        if md1k_note:
+            print(f"  (M/D/1/B not computed: {md1k_note})")
         names = (("under", "under-provisioned (peak 2)"), ("over", "over-provisioned (peak 1/2)"))
         for regime, name in names:
             fp = out[f"fixed_point_{regime}"]
@@ -395,7 +422,8 @@ def _cli_tiny_buffers(args: argparse.Namespace) -> int:
         if args.simulate:
             sl = out["slotted"]
             print(f"  App. II Monte Carlo (N={sl['flows']}, S={sl['spacing']}, M={sl['slots_per_rtt']}): "
-                  f"loss {sl['loss']:.4g} +- {sl['loss_stderr']:.2g} over {sl['packets']} packets")
+                  f"loss {sl['loss']:.4g} +- {format_value(sl['loss_stderr'], '{:.2g}', 'n/a')} over "
+                  f"{sl['packets']} packets")
     if args.plot:
         for path in plot_tiny_buffers(args.plot, rho=args.rho, theta=args.theta):
             print(f"wrote {path}")
@@ -410,10 +438,7 @@ def plot_tiny_buffers(directory: str, rho: float = 0.5, theta: float = 0.9) -> L
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as exc:
-        raise BufferLabError(f"--plot: cannot create directory {directory!r}: {exc}") from exc
+    ensure_directory(directory)
     wm = np.unique(np.round(np.logspace(1, 5, 60)))
     paths: List[str] = []
 

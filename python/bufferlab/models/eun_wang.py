@@ -30,18 +30,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
-import os
 import time
 from typing import Any, Callable, Dict, List, Sequence, Union
 
 import numpy as np
 from scipy import integrate, stats
 
-from bufferlab.errors import BufferLabError
+from bufferlab.errors import BufferLabError, LimitError
+from bufferlab.jsonout import dumps
 from bufferlab.models._checks import check_integer, check_real
-from bufferlab.plots import save_figure
+from bufferlab.plots import ensure_directory, save_figure
+from bufferlab.units import format_value
 
 __all__ = [
     "PAPER",
@@ -88,6 +88,15 @@ QUEUE_MODELS = ("mm1", "md1", "mm1k", "fluid")
 _TOL = 1e-12
 #: Longest queue vector summed per RTT; the remainder is bounded analytically (see _Chain).
 _L_CAP = 1 << 17
+
+#: Largest window cap w_max (the chain's state space; its cost per round grows with it, about 6 ms a round
+#: at the limit) and the most rounds of one run.
+MAX_WINDOW = 1_000_000
+MAX_ROUNDS = 1_000_000
+
+#: The command line refuses a sweep estimated above this many seconds: about 100 us per round plus 6 ns
+#: per window state per round (measured; the figure is an order of magnitude).
+CLI_MAX_SECONDS = 120.0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -368,7 +377,11 @@ class EunWangParams:
             raise BufferLabError(f"init must be 'spread', 'pipe' or 'sawtooth', got {self.init!r}")
         if self.w_max is not None:
             lowest = math.floor(self.ct + 1) + 1  # the smallest integer > CT + 1
-            check_integer("w_max", self.w_max, lowest, note=f"(> CT + 1 = {self.ct + 1:g})")
+            check_integer("w_max", self.w_max, lowest, MAX_WINDOW, note=f"(> CT + 1 = {self.ct + 1:g})")
+        elif 8.0 * self.ct > MAX_WINDOW:
+            raise LimitError(f"per-flow bandwidth-delay product C*T = {self.ct:g} packets: the default "
+                             f"window cap max(8 CT, CT + 2) = {8.0 * self.ct:.6g} is above the chain's limit "
+                             f"of {MAX_WINDOW:,} window states")
         get_marking(self.marking)
 
     @property
@@ -592,7 +605,7 @@ def _run(
     seed: int | None,
     mode: str,
 ) -> EunWangResult:
-    rounds = check_integer("rounds", rounds, 2)
+    rounds = check_integer("rounds", rounds, 2, MAX_ROUNDS)
     burn_in = rounds // 4 if burn_in is None else check_integer("burn_in", burn_in, 0, rounds - 1)
     t0 = time.perf_counter()
     chain = _Chain(params)
@@ -965,7 +978,7 @@ def plot_sweep(rows: Sequence[Dict[str, Any]], directory: str, stem: str = "eun_
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    os.makedirs(directory, exist_ok=True)
+    ensure_directory(directory)
     ns = np.array([r["flows"] for r in rows], dtype=float)
     rho = np.array([r.get("utilization_mean", r["utilization"]) for r in rows])
     rci = np.array([r.get("utilization_ci", np.nan) for r in rows])
@@ -1056,6 +1069,8 @@ def _cli_handler(args: argparse.Namespace) -> int:
     _check_alpha(args.alpha)
     for n in args.flows:
         _check_flows(n)
+    check_integer("--seeds", args.seeds, 1, 1000)
+    check_integer("--rounds", args.rounds, 2, MAX_ROUNDS)
     ct = args.capacity_per_flow * args.rtt
     flows = sorted(set(args.flows))
     if args.plot and len(flows) == 1:
@@ -1063,6 +1078,15 @@ def _cli_handler(args: argparse.Namespace) -> int:
         decades = max(2, int(math.log10(max(top, 10))) + 1)
         grid = np.round(np.logspace(1, math.log10(max(top, 10)), decades))
         flows = sorted({int(v) for v in grid} | {top})
+    probe = EunWangParams(flows=flows[0], ct=ct, alpha=args.alpha, epsilon=args.epsilon, w_max=args.wmax)
+    probe.validate()
+    wmax = probe.wmax
+    runs = len(flows) * args.seeds * args.rounds
+    seconds = runs * (1e-4 + 6e-9 * wmax)
+    if seconds > CLI_MAX_SECONDS:
+        raise LimitError(f"--rounds, --seeds and the flow counts: {runs:,} rounds of a chain with {wmax:,} "
+                         f"window states is about {seconds:.0f} s of work; the limit is about "
+                         f"{CLI_MAX_SECONDS:.0f} s")
     rows = sweep(
         flows, ct, args.alpha, args.marking, seeds=args.seeds, rounds=args.rounds, burn_in=args.burn_in,
         epsilon=args.epsilon, queue=args.queue, w_max=args.wmax, halving=args.halving,
@@ -1076,21 +1100,22 @@ def _cli_handler(args: argparse.Namespace) -> int:
     if args.plot:
         out["figures"] = plot_sweep(rows, args.plot)
     if args.json:
-        print(json.dumps(out, indent=2, default=_json_default))
+        print(dumps(out, indent=2, default=_json_default))
         return 0
     print(f"Eun & Wang (2008) chain: marking={args.marking} alpha={args.alpha} epsilon={args.epsilon} "
           f"CT={ct:g} pkts queue={args.queue} rounds={args.rounds} seeds={args.seeds}")
     header = ("N", "rho(N)", "+-", "E[p(Q)]", "P{S>=NCT}", "std/sqrtN", "h(N)", "B(N)", "P{Q>=B}", "q99",
               "sync")
     print("{:>12} {:>8} {:>7} {:>8} {:>9} {:>10} {:>8} {:>6} {:>9} {:>7} {:>5}".format(*header))
-    fmt = "{:>12} {:>8.4f} {:>7} {:>8.4f} {:>9.4f} {:>10.3f} {:>8.2f} {:>6d} {:>9.2e} {:>7} {:>5}"
+    fmt = "{:>12} {:>8} {:>7} {:>8} {:>9} {:>10} {:>8} {:>6d} {:>9} {:>7} {:>5}"
     for r in rows:
-        ci = r["utilization_ci"]
         q99 = r["queue_q99"]
+        cells = [format_value(r[key], spec) for key, spec in (
+            ("utilization_mean", "{:.4f}"), ("utilization_ci", "{:.4f}"), ("mark_prob_mean", "{:.4f}"),
+            ("p_overload_mean", "{:.4f}"), ("std_ratio_mean", "{:.3f}"), ("h_mean", "{:.2f}"))]
         print(fmt.format(
-            r["flows"], r["utilization_mean"], "-" if not math.isfinite(ci) else f"{ci:.4f}",
-            r["mark_prob_mean"], r["p_overload_mean"], r["std_ratio_mean"], r["h_mean"], r["buffer"],
-            r["overflow_mean"], "inf" if not math.isfinite(q99) else f"{q99:.0f}",
+            r["flows"], *cells, r["buffer"], format_value(r["overflow_mean"], "{:.2e}"),
+            "inf" if q99 == math.inf else format_value(q99, "{:.0f}"),
             "yes" if r["synchronised"] else "no",
         ))
     if "fit" in out:

@@ -22,7 +22,6 @@ J.-M. Garcia, "Analytical solution of finite capacity M/D/1 queues", J. Appl. Pr
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, Tuple
@@ -30,9 +29,10 @@ from typing import Any, Dict, Tuple
 import numpy as np
 from scipy.special import gammaln
 
-from bufferlab.errors import BufferLabError
-from bufferlab.models._checks import check_int, check_open_interval, check_range
-from bufferlab.plots import save_figure
+from bufferlab.errors import BufferLabError, LimitError
+from bufferlab.jsonout import dumps
+from bufferlab.models._checks import check_int, check_integer, check_open_interval, check_range
+from bufferlab.plots import ensure_directory, save_figure
 
 __all__ = [
     "capacity_from_droptail_limit",
@@ -165,6 +165,48 @@ def mm1k_distribution(rho: float, K: int) -> np.ndarray:
 # (= per admitted packet): l = sum_i pi_i E[(A - (K - max(i, 1)))^+].
 
 
+#: Limits of the exact M/D/1/K solution: the recursion's length per load (its cost is about 20 us a step,
+#: so the limit is about 20 s) and the Poisson table's length (grows with the load).
+MD1K_MAX_STATES = 1_000_000
+MD1K_MAX_TAIL = 100_000
+
+
+def _md1k_table_length(rho_max: float) -> int:
+    """mmax: the last index of the Poisson tables, P(A > mmax) below double precision."""
+    return int(math.ceil(rho_max + 12.0 * math.sqrt(rho_max) + 80.0))
+
+
+def _md1k_decay_states(rho: float, mmax: int) -> float:
+    """Steps of the recursion before x_n, which falls as z^-n for rho < 1 (z > 1 the root of
+    ``exp(rho (z - 1)) = z``), drops below 1e-300 and the loop stops: about ``ln(1e300) / ln z``."""
+    if rho >= 1.0:
+        return math.inf
+    from scipy.optimize import brentq
+
+    lo = 1.0 / rho  # g(z) = rho (z - 1) - ln z is negative here and convex: one root above
+    hi = 2.0 * lo + 2.0
+    while rho * (hi - 1.0) - math.log(hi) <= 0.0:
+        hi *= 2.0
+    z = brentq(lambda v: rho * (v - 1.0) - math.log(v), lo, hi, xtol=1e-300, rtol=1e-15)
+    return 700.0 / math.log(z) + mmax + 512 if z > 1.0 else math.inf
+
+
+def _md1k_check_work(rho: np.ndarray, kmax: int) -> None:
+    """Refuse, before allocating anything, a solution beyond :data:`MD1K_MAX_STATES` or
+    :data:`MD1K_MAX_TAIL` (raises :class:`~bufferlab.errors.LimitError` naming K or rho)."""
+    top = float(np.max(rho))
+    if _md1k_table_length(top) > MD1K_MAX_TAIL:
+        raise LimitError(f"rho: the exact M/D/1/K solution handles loads up to about {MD1K_MAX_TAIL * 0.9:g} "
+                         f"(its Poisson table grows with the load), got {top:g}")
+    mmax = _md1k_table_length(top)
+    states = min(float(kmax), max(_md1k_decay_states(float(r), mmax) for r in np.unique(rho)))
+    if states > MD1K_MAX_STATES:
+        worst = float(np.max(rho))
+        raise LimitError(f"K: the exact M/D/1/K solution at rho = {worst:.12g} and K = {kmax:,} needs about "
+                         f"{states:,.0f} recursion steps; the limit is {MD1K_MAX_STATES:,} (use a smaller K "
+                         "or a load farther from 1)")
+
+
 def _poisson_tails(rho: np.ndarray, mmax: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """pmf a_m, tail t_m = P(A >= m) and e_m = E[(A-m)^+] for m = 0..mmax, rows = rho values."""
     extra = mmax + 400
@@ -180,13 +222,17 @@ def _poisson_tails(rho: np.ndarray, mmax: int) -> Tuple[np.ndarray, np.ndarray, 
 
 
 def _md1_unnormalised(rho: np.ndarray, kmax: int, mmax: int, tail: np.ndarray, a0: np.ndarray) -> np.ndarray:
-    """x_n, n = 0..kmax-1, rows = rho values; each row is rescaled by a common factor when it grows large."""
+    """x_n, n = 0..L-1 with L <= kmax, rows = rho values; each row is rescaled by a common factor when it
+    grows large. When every row has rho < 1 the recursion stops once the rows have decayed below double
+    precision (L < kmax then, and x_n = 0 for n >= L); the array grows as the recursion goes."""
     nr = rho.size
-    x = np.zeros((nr, kmax))
+    x = np.zeros((nr, min(kmax, 4096)))
     x[:, 0] = 1.0
     t_rev = tail[:, ::-1]  # t_rev[:, mmax - m] = tail[:, m]
     any_ge1 = bool(np.any(rho >= 1.0))
     for j in range(kmax - 1):
+        if j + 1 >= x.shape[1]:
+            x = np.concatenate([x, np.zeros((nr, min(x.shape[1], kmax - x.shape[1])))], axis=1)
         acc = x[:, 0] * tail[:, j + 1] if j + 1 <= mmax else np.zeros(nr)
         lo = max(1, j + 2 - mmax)
         if lo <= j:
@@ -201,7 +247,7 @@ def _md1_unnormalised(rho: np.ndarray, kmax: int, mmax: int, tail: np.ndarray, a
             # every row has rho < 1 and has decayed below double precision: the rest is zero
             recent = x[:, max(0, j + 2 - mmax) : j + 2].max(axis=1)
             if np.all(recent < 1e-300 * x[:, 0]):
-                break
+                return x[:, : j + 2]
     return x
 
 
@@ -214,26 +260,31 @@ def _md1k_solve(rho: Any, K: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, n
     loss = np.empty(rf.size)
     mean = np.empty(rf.size)
     p0 = np.empty(rf.size)
+    if rf.size == 0:
+        return loss.reshape(shape), mean.reshape(shape), p0.reshape(shape), r
     uniq, inv = np.unique(rf, return_inverse=True)
     kmax = int(kf.max())
-    mmax = int(math.ceil(uniq.max() + 12.0 * math.sqrt(uniq.max()) + 80.0))
+    _md1k_check_work(uniq, kmax)
+    mmax = _md1k_table_length(float(uniq.max()))
     pmf, tail, e = _poisson_tails(uniq, mmax)
     x = _md1_unnormalised(uniq, kmax, mmax, tail, pmf[:, 0])
+    length = x.shape[1]  # x_n = 0 for n >= length
     S = np.cumsum(x, axis=1)
-    Sn = np.cumsum(x * np.arange(kmax)[None, :], axis=1)
+    Sn = np.cumsum(x * np.arange(length)[None, :], axis=1)
     for idx in range(rf.size):
         u, kk = inv[idx], int(kf[idx])
         xs = x[u]
-        s = S[u, kk - 1]
+        last = min(kk, length) - 1
+        s = S[u, last]
         pi0 = xs[0] / s
         lo = max(1, kk - mmax)
-        i = np.arange(lo, kk)
-        lost = xs[0] * (e[u, kk - 1] if kk - 1 <= mmax else 0.0) + float(np.dot(xs[lo:kk], e[u, kk - i]))
+        i = np.arange(lo, min(kk, length))
+        lost = xs[0] * (e[u, kk - 1] if kk - 1 <= mmax else 0.0) + float(np.dot(xs[i], e[u, kk - i]))
         lost /= s
         pk = lost / (1.0 + lost)
         denom = pi0 + uniq[u]
         loss[idx] = pk
-        mean[idx] = (Sn[u, kk - 1] / s) / denom + kk * pk
+        mean[idx] = (Sn[u, last] / s) / denom + kk * pk
         p0[idx] = pi0 / denom
     return loss.reshape(shape), mean.reshape(shape), p0.reshape(shape), r
 
@@ -261,16 +312,25 @@ def md1k_distribution(rho: float, K: int) -> np.ndarray:
     r = float(check_range("rho", rho, 0.0, None, low_open=True))
     k = int(check_int("K", K, 1))
     ru = np.array([r])
-    mmax = int(math.ceil(r + 12.0 * math.sqrt(r) + 80.0))
+    _md1k_check_work(ru, k)
+    mmax = _md1k_table_length(r)
     pmf, tail, _ = _poisson_tails(ru, mmax)
     x = _md1_unnormalised(ru, k, mmax, tail, pmf[:, 0])[0]
-    pi = x / x.sum()
+    pi = np.zeros(k)
+    pi[: x.size] = x / x.sum()
     pk = float(md1k_loss(r, k))
     return np.append(pi * (1.0 - pk), pk)
 
 
 # --------------------------------------------------------------------------------------------------------
 # Monte Carlo of M/D/1/K
+
+
+#: Limits of the Monte Carlo: arrivals per queue (warm-up included; each is a step of a Python loop),
+#: queues simulated side by side, and draws in all (about 1e9 takes a minute).
+MC_MAX_STEPS = 2_000_000
+MC_MAX_CELLS = 10_000_000
+MC_MAX_WORK = 1e9
 
 
 @dataclass(frozen=True)
@@ -306,8 +366,15 @@ def md1k_simulate(
     n = int(check_int("arrivals", arrivals, 1))
     reps = int(check_int("replications", replications, 2))
     warm = int(check_int("warmup", warmup, 0))
-    rng = np.random.default_rng(seed)
+    seed = check_integer("seed", seed, 0)
     shape = r.shape + (reps,)
+    cells = int(np.prod(shape))
+    if cells > MC_MAX_CELLS or (warm + n) > MC_MAX_STEPS or (warm + n) * cells > MC_MAX_WORK:
+        raise LimitError(f"arrivals and replications: the Monte Carlo would draw {warm + n:,} arrivals "
+                         f"for each of {cells:,} queues (loads x K x replications); the limits are "
+                         f"{MC_MAX_STEPS:,} arrivals, {MC_MAX_CELLS:,} queues and {MC_MAX_WORK:.0e} draws "
+                         "in all")
+    rng = np.random.default_rng(seed)
     rate = r.astype(float)[..., None]
     cap = (k.astype(float) - 1.0)[..., None]
     v = np.zeros(shape)
@@ -395,6 +462,10 @@ def register_cli(model_subparsers: Any) -> None:
 
 
 def _cli_queueing(args: argparse.Namespace) -> int:
+    for flag, values in (("--rho", args.rho), ("--buffer", args.buffer), ("--limit", args.limit)):
+        if values is not None and not values:
+            raise BufferLabError(f"{flag}: give at least one number")
+    seed = check_integer("--seed", args.seed, 0)
     rhos = np.asarray(args.rho, dtype=float)
     if args.buffer is not None:
         ks = check_int("--buffer", args.buffer, 1)
@@ -413,12 +484,12 @@ def _cli_queueing(args: argparse.Namespace) -> int:
         rows["M/D/1/K loss"] = np.ravel(md1k_loss(rr, kk)).tolist()
         rows["M/D/1/K mean"] = np.ravel(md1k_mean_queue(rr, kk)).tolist()
     if args.simulate:
-        sim = md1k_simulate(rr, kk, arrivals=args.arrivals, replications=args.replications, seed=args.seed)
+        sim = md1k_simulate(rr, kk, arrivals=args.arrivals, replications=args.replications, seed=seed)
         rows["sim loss"] = np.ravel(sim.loss).tolist()
         rows["sim loss se"] = np.ravel(sim.loss_stderr).tolist()
         rows["sim mean"] = np.ravel(sim.mean_queue).tolist()
     if args.json:
-        print(json.dumps({"K_definition": "max packets in system incl. the one in service", "rows": rows}))
+        print(dumps({"K_definition": "max packets in system incl. the one in service", "rows": rows}))
     else:
         cols = list(rows)
         print("K = max packets in the system including the one in service (engine DropTail limit + 1)")
@@ -429,7 +500,7 @@ def _cli_queueing(args: argparse.Namespace) -> int:
                 v = rows[c][i]
                 if c == "K":
                     cells.append(f"{v:>13d}")
-                elif v is None:
+                elif v is None or not math.isfinite(v):
                     cells.append(f"{'n/a':>13}")
                 else:
                     cells.append(f"{v:>13.4g}")
@@ -441,10 +512,12 @@ def _cli_queueing(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Points of a loss-against-K curve in the figure.
+PLOT_POINTS = 1000
+
+
 def plot_loss_vs_buffer(rhos: Any, kmax: int, directory: str) -> list:
     """Loss against K for each rho (M/M/1/K, M/D/1/K, rho^K), saved as PNG and SVG in ``directory``."""
-    import os
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -452,11 +525,11 @@ def plot_loss_vs_buffer(rhos: Any, kmax: int, directory: str) -> list:
 
     rhos = check_range("rho", rhos, 0.0, None, low_open=True).reshape(-1)
     kmax = max(int(kmax), 2)
+    # every K up to PLOT_POINTS, a geometric grid of about that many beyond
     ks = np.arange(1, kmax + 1)
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as exc:
-        raise BufferLabError(f"--plot: cannot create directory {directory!r}: {exc}") from exc
+    if kmax > PLOT_POINTS:
+        ks = np.unique(np.round(np.geomspace(1, kmax, PLOT_POINTS)))
+    ensure_directory(directory)
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     for i, r in enumerate(rhos):
         color = f"C{i % 10}"

@@ -9,7 +9,7 @@
 Packets are whole packets (rounded up); ``exact_packets`` keeps the unrounded value. The delay is the time
 to drain a full buffer at the link rate, ``packets * packet_size * 8 / C``. A buffer of ``packets`` holds
 that many packets including the one being transmitted (queue capacity K); the engine's DropTail ``limit``
-is ``packets - 1``.
+is ``packets - 1`` (at least 1, the engine's smallest queue).
 """
 
 from __future__ import annotations
@@ -47,8 +47,9 @@ class BufferSize:
 
     @property
     def droptail_limit(self) -> int:
-        """Engine DropTail ``limit`` (packets waiting, excluding the one in service): ``packets - 1``."""
-        return max(self.packets - 1, 0)
+        """Engine DropTail ``limit`` (packets waiting, excluding the one in service): ``packets - 1``, but at
+        least 1, the engine's smallest queue (a buffer of 1 packet or less has no engine equivalent)."""
+        return max(self.packets - 1, 1)
 
     def to_dict(self) -> Dict[str, Any]:
         d = asdict(self)

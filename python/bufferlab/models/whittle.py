@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +43,10 @@ from typing import Any, Callable, Iterable, Sequence, Union
 
 import numpy as np
 
-from bufferlab.errors import BufferLabError
+from bufferlab.errors import BufferLabError, LimitError
+from bufferlab.jsonout import dumps
 from bufferlab.models._checks import as_float_array, check_integer, check_real
-from bufferlab.plots import save_figure
+from bufferlab.plots import ensure_directory, save_figure
 
 __all__ = [
     "REWARD_CONVENTIONS",
@@ -92,8 +92,14 @@ _TABLE_FORMAT_VERSION = 1
 # ----------------------------------------------------------------------------------------------------------
 
 
+#: Largest N: the adaptive-greedy algorithm costs O(N^2 log(1/(1 - beta))), about 20 s at the limit; the
+#: brute force of ``--verify`` costs about N^3 (8 s at N = 200).
+MAX_N = 10_000
+VERIFY_MAX_N = 200
+
+
 def _check_n_max(n_max: Any) -> int:
-    return check_integer("n_max (maximum window N)", n_max, 1)
+    return check_integer("n_max (maximum window N)", n_max, 1, MAX_N)
 
 
 def _check_alpha(alpha: Any) -> float:
@@ -730,8 +736,7 @@ def plot_figure3(
     alphas = [_check_alpha(a) for a in alphas]
     betas = [_check_beta(b) for b in betas]
     gammas = [_check_gamma(g) for g in gammas]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = ensure_directory(out_dir)
     n = np.arange(1, n_max + 1)
     rname = reward if isinstance(reward, str) else getattr(reward, "__name__", "custom")
 
@@ -812,6 +817,10 @@ def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _cli_handler(args: argparse.Namespace) -> int:
+    check_integer("--n-max", args.n_max, 1, MAX_N)
+    if args.verify and args.n_max > VERIFY_MAX_N:
+        raise LimitError(f"--n-max: the brute force of --verify takes about N^3 work; it is limited to N <= "
+                         f"{VERIFY_MAX_N} (got {args.n_max})")
     t0 = time.perf_counter()
     flow = aimd_flow(args.n_max, args.alpha, args.beta, args.gamma, args.reward)
     res = adaptive_greedy(flow)
@@ -842,8 +851,7 @@ def _cli_handler(args: argparse.Namespace) -> int:
                              gamma=flow.gamma, reward=args.reward)
         out["plots"] = [str(p) for p in paths]
     if args.json:
-        json.dump(out, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        print(dumps(out, indent=2))
         return 0
     print(f"Whittle index, AIMD flow (Avrachenkov et al. 2013): N={flow.n_max} alpha={args.alpha:g} "
           f"beta={flow.beta:g} gamma={flow.gamma:g} reward={args.reward}")

@@ -206,7 +206,10 @@ pub(crate) fn from_value<T: DeserializeOwned>(value: Value, field: &str) -> Resu
         Ok(t) => return Ok(t),
         Err(e) => e,
     };
-    let path = e.path().to_string();
+    let path = match e.path().to_string() {
+        root if root == "." => String::new(),
+        path => path,
+    };
     let inner = e.inner().to_string();
     if let Some(name) = inner.strip_prefix("missing field ") {
         let name = name.split(" at line ").next().unwrap_or(name).trim_matches('`');

@@ -128,6 +128,7 @@ fn messages_name_no_rust_types() {
     // A missing field is named itself.
     let e = with(json!({"udp": [{"rate": "1Mbps"}]})).unwrap_err();
     assert_eq!(e.to_string(), "udp[0].pattern: required");
+    assert_eq!(with(json!({"duration": null})).unwrap_err().to_string(), "duration: required");
     // Long numbers are shortened.
     let e = with(json!({"tcp": {"max_rto": 1e308}})).unwrap_err();
     assert_eq!(e.to_string(), "tcp.max_rto: must be in [min_rto, 1 day] (got 1e308)");
