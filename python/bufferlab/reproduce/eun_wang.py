@@ -574,16 +574,15 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
 
     def save(fig: Any, stem: str, caption: str) -> None:
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(out / f"{stem}.{ext}", dpi=110)
+        for path in (out / f"{stem}.png", out / f"{stem}.svg"):
+            fig.savefig(path, dpi=110)
         plt.close(fig)
         made.append((stem, caption))
 
     def errorbar(ax: Any, xs: Sequence[float], ests: Sequence[Estimate], **kw: Any) -> None:
-        m = np.array([e.mean for e in ests])
-        lo = m - np.array([e.low for e in ests])
-        hi = np.array([e.high for e in ests]) - m
-        ax.errorbar(xs, m, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], ms=4, capsize=2, **kw)
+        """Means with their 95 % intervals (a missing interval drawn as none)."""
+        arr = np.array([(e.mean, e.mean - e.low, e.high - e.mean) for e in ests], dtype=float)
+        ax.errorbar(xs, arr[:, 0], yerr=np.nan_to_num(arr[:, 1:].T), ms=4, capsize=2, **kw)
 
     def four(recs: Sequence[Dict[str, Any]], title: str, stem: str, caption: str, model: bool) -> None:
         fig, axes = plt.subplots(2, 2, figsize=(10, 7.5))
