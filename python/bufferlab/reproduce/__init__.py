@@ -24,7 +24,7 @@ from bufferlab.reproduce.runner import engine_version, run_tasks
 
 #: Every paper, by the name the command takes: its module, or None while its reproduction does not exist.
 PAPERS: Dict[str, Optional[str]] = {
-    "eun-wang": None,
+    "eun-wang": "bufferlab.reproduce.eun_wang",
     "index-policy": "bufferlab.reproduce.index_policy",
     "tiny-buffers": "bufferlab.reproduce.tiny_buffers",
     "global-notifier": "bufferlab.reproduce.global_notifier",
