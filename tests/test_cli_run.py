@@ -70,7 +70,7 @@ def test_builtin_examples_resolve_by_name() -> None:
         (["run", "{scenario}", "--set", "bottleneck.queue.limit=0"], "queue.limit: must be in [1, 2^40]"),
         (["run", "{bad_toml}"], "malformed TOML"),
         (["run", "{scenario}", "--set", "novalue"], "--set expects key=value"),
-        (["run", "{scenario}", "--set", "tcp.speed=1"], "unknown field `speed`"),
+        (["run", "{scenario}", "--set", "tcp.speed=1"], "unknown field \"speed\""),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_2(args, message, scenario: Path, tmp_path: Path) -> None:

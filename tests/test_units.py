@@ -110,7 +110,8 @@ def test_scenario_loader_agrees(kind, text, value):
         message = ""
     except _engine.ScenarioError as exc:
         message = str(exc)
-    unreadable = f"invalid {word} {json.dumps(text, ensure_ascii=False)}" in message
+    quoted = (json.dumps(text, ensure_ascii=False), text)
+    unreadable = f"expected a {word} such as" in message and message.endswith(quoted)
     assert unreadable == (value is None), message
 
 

@@ -17,8 +17,11 @@ pub struct Summary {
     pub name: String,
     pub seed: u64,
     pub flows: u64,
+    /// The end of the measurement window: the scenario's duration, or where an interrupted run stopped.
     pub duration_s: f64,
     pub warmup_s: f64,
+    /// The run was stopped early (`Simulation::finish_now`): the statistics cover `[warmup_s, duration_s]`.
+    pub partial: bool,
     pub utilization: f64,
     pub throughput_bps: f64,
     pub goodput_bps: f64,
@@ -210,4 +213,250 @@ pub struct Results {
     pub fct_records: Vec<FctRecordResult>,
     pub udp: Vec<UdpResult>,
     pub series: Series,
+}
+
+/// The paths of every NaN or infinite number in `value` (`flows[3].srtt_s`): serde_json writes them as
+/// `null` without a word, so tests ask this instead. Results must have none.
+pub fn non_finite_fields<T: Serialize + ?Sized>(value: &T) -> Vec<String> {
+    let mut walker = finite::Walker::default();
+    // The walker never fails: every value is visited.
+    let _ = value.serialize(&mut walker);
+    walker.found
+}
+
+/// A serializer that only looks at floats, for [`non_finite_fields`].
+mod finite {
+    use serde::ser::{self, Serialize};
+    use std::fmt;
+
+    #[derive(Default)]
+    pub struct Walker {
+        path: Vec<String>,
+        counters: Vec<usize>,
+        pub found: Vec<String>,
+    }
+
+    #[derive(Debug)]
+    pub struct Never;
+    impl fmt::Display for Never {
+        fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("never")
+        }
+    }
+    impl std::error::Error for Never {}
+    impl ser::Error for Never {
+        fn custom<T: fmt::Display>(_: T) -> Self {
+            Never
+        }
+    }
+
+    impl Walker {
+        fn float(&mut self, v: f64) {
+            if !v.is_finite() {
+                let path = self.path.concat();
+                self.found.push(path.strip_prefix('.').unwrap_or(&path).to_string());
+            }
+        }
+        fn at<T: Serialize + ?Sized>(&mut self, segment: String, v: &T) -> Result<(), Never> {
+            self.path.push(segment);
+            let r = v.serialize(&mut *self);
+            self.path.pop();
+            r
+        }
+    }
+
+    macro_rules! ignore {
+        ($($name:ident: $t:ty),*) => {
+            $(fn $name(self, _: $t) -> Result<(), Never> { Ok(()) })*
+        };
+    }
+
+    impl ser::Serializer for &mut Walker {
+        type Ok = ();
+        type Error = Never;
+        type SerializeSeq = Self;
+        type SerializeTuple = Self;
+        type SerializeTupleStruct = Self;
+        type SerializeTupleVariant = Self;
+        type SerializeMap = Self;
+        type SerializeStruct = Self;
+        type SerializeStructVariant = Self;
+
+        ignore!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+            serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+            serialize_char: char, serialize_str: &str, serialize_bytes: &[u8]);
+
+        fn serialize_f32(self, v: f32) -> Result<(), Never> {
+            self.float(v as f64);
+            Ok(())
+        }
+        fn serialize_f64(self, v: f64) -> Result<(), Never> {
+            self.float(v);
+            Ok(())
+        }
+        fn serialize_none(self) -> Result<(), Never> {
+            Ok(())
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), Never> {
+            v.serialize(self)
+        }
+        fn serialize_unit(self) -> Result<(), Never> {
+            Ok(())
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), Never> {
+            Ok(())
+        }
+        fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<(), Never> {
+            Ok(())
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            v: &T,
+        ) -> Result<(), Never> {
+            v.serialize(self)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            v: &T,
+        ) -> Result<(), Never> {
+            self.at(format!(".{variant}"), v)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self, Never> {
+            self.path.push(String::new());
+            self.counters.push(0);
+            Ok(self)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self, Never> {
+            self.serialize_seq(None)
+        }
+        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
+            self.serialize_seq(None)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self, Never> {
+            self.serialize_seq(None)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self, Never> {
+            self.path.push(String::new());
+            Ok(self)
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
+            Ok(self)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self, Never> {
+            Ok(self)
+        }
+    }
+
+    /// Lists: the path's last segment is the element's index, `counters` the next index of each open list.
+    impl Walker {
+        fn element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Never> {
+            let i = self.counters.last_mut().expect("pushed by serialize_seq");
+            *self.path.last_mut().expect("pushed by serialize_seq") = format!("[{i}]");
+            *i += 1;
+            v.serialize(&mut *self)
+        }
+        fn end_seq(&mut self) -> Result<(), Never> {
+            self.path.pop();
+            self.counters.pop();
+            Ok(())
+        }
+    }
+
+    macro_rules! seq_like {
+        ($($tr:ident :: $method:ident),*) => {$(
+            impl ser::$tr for &mut Walker {
+                type Ok = ();
+                type Error = Never;
+                fn $method<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Never> {
+                    self.element(v)
+                }
+                fn end(self) -> Result<(), Never> {
+                    self.end_seq()
+                }
+            }
+        )*};
+    }
+    seq_like!(
+        SerializeSeq::serialize_element,
+        SerializeTuple::serialize_element,
+        SerializeTupleStruct::serialize_field,
+        SerializeTupleVariant::serialize_field
+    );
+
+    impl ser::SerializeMap for &mut Walker {
+        type Ok = ();
+        type Error = Never;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Never> {
+            let key = match serde_json::to_value(key) {
+                Ok(serde_json::Value::String(k)) => k,
+                Ok(k) => k.to_string(),
+                Err(_) => "?".into(),
+            };
+            *self.path.last_mut().expect("pushed by serialize_map") = format!(".{key}");
+            Ok(())
+        }
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Never> {
+            v.serialize(&mut **self)
+        }
+        fn end(self) -> Result<(), Never> {
+            self.path.pop();
+            Ok(())
+        }
+    }
+
+    macro_rules! struct_like {
+        ($($tr:ident),*) => {$(
+            impl ser::$tr for &mut Walker {
+                type Ok = ();
+                type Error = Never;
+                fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), Never> {
+                    self.at(format!(".{key}"), v)
+                }
+                fn end(self) -> Result<(), Never> {
+                    Ok(())
+                }
+            }
+        )*};
+    }
+    struct_like!(SerializeStruct, SerializeStructVariant);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Row {
+        a: f64,
+        b: Option<f64>,
+        c: Vec<f64>,
+        d: BTreeMap<String, f64>,
+    }
+
+    #[test]
+    fn non_finite_numbers_are_found_by_path() {
+        let d = BTreeMap::from([("x".to_string(), 1.0), ("y".to_string(), f64::INFINITY)]);
+        let rows = vec![
+            Row { a: 1.0, b: None, c: vec![1.0], d: BTreeMap::new() },
+            Row { a: f64::NAN, b: Some(f64::NAN), c: vec![0.0, f64::NEG_INFINITY], d },
+        ];
+        assert_eq!(non_finite_fields(&rows), ["[1].a", "[1].b", "[1].c[1]", "[1].d.y"]);
+        assert!(non_finite_fields(&rows[0]).is_empty());
+    }
 }

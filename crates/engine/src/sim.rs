@@ -237,7 +237,7 @@ impl Simulation {
         }
         for (g, grp) in sim.cfg.groups.iter().enumerate() {
             if let Some(a) = &grp.arrival {
-                let first = a.start + exponential_gap(&mut sim.groups[g].rng, a.rate);
+                let first = a.start.saturating_add(exponential_gap(&mut sim.groups[g].rng, a.rate));
                 if first < a.stop {
                     events.schedule(first, Event::Arrival(g as u32));
                 }
@@ -280,12 +280,33 @@ impl Simulation {
 
     /// Run every event due at or before `until` (capped at the scenario's duration).
     pub fn run_until(&mut self, until: Time) {
+        self.run_for(until, u64::MAX);
+    }
+
+    /// Run at most `max_events` of the events due at or before `until` (capped at the scenario's
+    /// duration); returns true once `until` is reached, false if the budget ran out first. Small budgets
+    /// let a caller stay responsive (the Python binding checks for Ctrl-C between them); the results do
+    /// not depend on how a run is sliced.
+    pub fn run_for(&mut self, until: Time, max_events: u64) -> bool {
         let until = until.min(self.cfg.duration);
-        while let Some((t, ev)) = self.events.pop_until(until) {
-            self.now = t;
-            self.dispatch(ev);
+        for _ in 0..max_events {
+            match self.events.pop_until(until) {
+                Some((t, ev)) => {
+                    self.now = t;
+                    self.dispatch(ev);
+                }
+                None => {
+                    self.now = self.now.max(until);
+                    return true;
+                }
+            }
         }
-        self.now = self.now.max(until);
+        false
+    }
+
+    /// Whether the run has reached its duration.
+    pub fn done(&self) -> bool {
+        self.now >= self.cfg.duration
     }
 
     /// Run to the end and collect the results.
@@ -351,7 +372,8 @@ impl Simulation {
             Event::WarmupEnd => {
                 self.measuring = true;
                 for port in &mut self.ports {
-                    port.stats.begin(self.now);
+                    let held = port.held();
+                    port.stats.begin(self.now, held);
                     port.stats.queue_changed(self.now, port.queue.len());
                 }
                 for f in &mut self.flows {
@@ -465,7 +487,7 @@ impl Simulation {
     fn arrival(&mut self, g: usize) {
         let a = self.cfg.groups[g].arrival.clone().expect("an arrival group");
         let rng = &mut self.groups[g].rng;
-        let next = self.now + exponential_gap(rng, a.rate);
+        let next = self.now.saturating_add(exponential_gap(rng, a.rate));
         if next < a.stop {
             self.events.schedule(next, Event::Arrival(g as u32));
         }
@@ -656,7 +678,6 @@ impl Simulation {
         port.totals.departures += 1;
         if port.stats.measuring {
             port.stats.departures += 1;
-            port.stats.departed_bytes += pkt.size as u64;
         }
         let arrival = self.now + port.delay;
         pkt.hop += 1;
@@ -797,7 +818,10 @@ impl Simulation {
             }
         }
         if let Some(dt) = self.cfg.sample_interval {
-            self.events.schedule(self.now + dt, Event::Sample);
+            let next = self.now.saturating_add(dt);
+            if next <= self.cfg.duration {
+                self.events.schedule(next, Event::Sample);
+            }
         }
     }
 
@@ -868,6 +892,23 @@ impl Simulation {
     pub fn finish(mut self) -> Results {
         self.run_until(self.cfg.duration);
         let end = self.cfg.duration;
+        self.close(end, false)
+    }
+
+    /// The results of a run stopped early (interrupted): statistics over `[warmup, now]`, conservation
+    /// counts as they stand, `summary.partial` set. `None` while that window is shorter than a
+    /// microsecond (nothing was measured yet).
+    pub fn finish_now(self) -> Option<Results> {
+        let end = self.now;
+        if end < self.cfg.warmup.saturating_add(crate::time::MIN_WINDOW) {
+            return None;
+        }
+        let partial = end < self.cfg.duration;
+        Some(self.close(end, partial))
+    }
+
+    /// Close the statistics at `end` and collect the results.
+    fn close(mut self, end: Time, partial: bool) -> Results {
         for port in &mut self.ports {
             port.stats.finish(end);
         }
@@ -910,6 +951,7 @@ impl Simulation {
             flows: flows.len() as u64,
             duration_s: to_secs(end),
             warmup_s: to_secs(self.cfg.warmup),
+            partial,
             utilization: p0.utilization,
             throughput_bps: p0.throughput_bps,
             goodput_bps: goodputs.iter().sum::<f64>() + arrival_goodput,
@@ -973,14 +1015,13 @@ impl Simulation {
     }
 
     fn port_results(&self, window: Time) -> Vec<PortResult> {
-        let secs = to_secs(window);
         self.ports
             .iter()
             .zip(&self.cfg.network.links)
             .enumerate()
             .map(|(p, (port, link))| {
                 let st = &port.stats;
-                let arrivals = st.arrivals.max(1) as f64;
+                let exposed = st.exposed() as f64;
                 let reasons = |r: &crate::monitor::ReasonCounts| -> BTreeMap<String, u64> {
                     r.0.iter().map(|&(n, c)| (n.to_string(), c)).collect()
                 };
@@ -990,15 +1031,15 @@ impl Simulation {
                     discipline: link.queue.name().to_string(),
                     rate_bps: link.rate,
                     delay_s: link.delay_s,
-                    utilization: st.departed_bytes as f64 * 8.0 / (link.rate * secs),
-                    throughput_bps: st.departed_bytes as f64 * 8.0 / secs,
+                    utilization: st.busy as f64 / window as f64,
+                    throughput_bps: st.busy as f64 / window as f64 * link.rate,
                     arrivals: st.arrivals,
                     departures: st.departures,
                     drops: st.drops(),
                     drops_at_dequeue: st.drops_at_dequeue,
                     marks: st.marks,
-                    loss_rate: st.drops() as f64 / arrivals,
-                    mark_rate: st.marks as f64 / arrivals,
+                    loss_rate: st.drops() as f64 / exposed,
+                    mark_rate: st.marks as f64 / exposed,
                     drop_reasons: reasons(&st.drop_reasons),
                     mark_reasons: reasons(&st.mark_reasons),
                     queue_mean_pkts: st.queue_mean(window),

@@ -7,6 +7,13 @@ pub type Time = u64;
 /// Picoseconds per second.
 pub const PS_PER_SEC: u64 = 1_000_000_000_000;
 
+/// The longest scenario duration, seconds: 180 days, leaving the clock (`u64` picoseconds, 213.5 days)
+/// room for what is scheduled after the end (timers up to `tcp.max_rto`, one day, and link delays).
+pub const MAX_DURATION_S: f64 = 180.0 * 86400.0;
+
+/// The shortest measurement window (`duration - warmup`), picoseconds: one microsecond.
+pub const MIN_WINDOW: Time = 1_000_000;
+
 /// "Never": a timer that is not armed.
 pub const NEVER: Time = u64::MAX;
 

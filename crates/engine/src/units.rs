@@ -96,7 +96,7 @@ macro_rules! quantity {
                 impl<'de> Visitor<'de> for V {
                     type Value = $name;
                     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                        write!(f, concat!("a ", $what, ": a number or a string like ", $example))
+                        write!(f, concat!("a ", $what, " such as ", $example))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
                         Ok($name(v))
@@ -108,12 +108,7 @@ macro_rules! quantity {
                         Ok($name(v as f64))
                     }
                     fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
-                        $parse(v).map($name).ok_or_else(|| {
-                            E::custom(format!(
-                                concat!("invalid ", $what, " {:?}: expected a string like ", $example),
-                                v
-                            ))
-                        })
+                        $parse(v).map($name).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
                     }
                 }
                 d.deserialize_any(V)

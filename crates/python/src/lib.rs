@@ -1,14 +1,23 @@
 //! Python bindings: a scenario (JSON text) in, results out. No simulation logic lives here.
 //!
-//! `Simulation.advance(until_s)` runs with the GIL released, so the Python side can drive a progress bar
-//! between steps; `finish()` returns the summary and flows as JSON text and the time series as
-//! little-endian `f64` bytes (read with `numpy.frombuffer`).
+//! `Simulation.advance(until_s, max_events=None)` runs with the GIL released in slices of at most
+//! [`SLICE`] of wall time, and between slices runs Python's signal handlers, so Ctrl-C raises
+//! `KeyboardInterrupt` out of `advance` within a fraction of a second whatever the scenario; the
+//! simulation stays consistent, and `finish(partial=True)` then returns what was measured so far.
+//! `finish()` returns the summary and flows as JSON text and the time series as little-endian `f64`
+//! bytes (read with `numpy.frombuffer`).
 
 use bufferlab_engine::{config_from_json, time};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::time::{Duration, Instant};
+
+/// The longest the engine runs without checking for signals (Ctrl-C).
+const SLICE: Duration = Duration::from_millis(50);
+/// Events between two looks at the clock.
+const EVENTS_PER_LOOK: u64 = 4096;
 
 create_exception!(
     _engine,
@@ -45,12 +54,36 @@ impl Simulation {
         Ok(Simulation { inner: Some(sim) })
     }
 
-    /// Run until simulated time `until_s` (seconds), releasing the GIL.
-    fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
+    /// Run until simulated time `until_s` (seconds; capped at the duration), or until `max_events` events
+    /// have run if given; returns whether `until_s` was reached. The GIL is released while the engine
+    /// runs; between slices of at most 50 ms Python's signal handlers run, so Ctrl-C raises
+    /// `KeyboardInterrupt` here promptly (the simulation stays usable: `finish(partial=True)`).
+    #[pyo3(signature = (until_s, max_events=None))]
+    fn advance(&mut self, py: Python<'_>, until_s: f64, max_events: Option<u64>) -> PyResult<bool> {
+        let until = time::from_secs(if until_s.is_nan() { 0.0 } else { until_s.max(0.0) });
+        let mut budget = max_events.unwrap_or(u64::MAX);
         let sim = self.sim()?;
-        let until = time::from_secs(until_s.max(0.0));
-        py.detach(|| sim.run_until(until));
-        Ok(())
+        loop {
+            let (reached, ran) = py.detach(|| {
+                let (start, executed) = (Instant::now(), sim.events_executed());
+                loop {
+                    let ran = sim.events_executed() - executed;
+                    let step = EVENTS_PER_LOOK.min(budget - ran);
+                    if sim.run_for(until, step) {
+                        return (true, sim.events_executed() - executed);
+                    }
+                    let ran = sim.events_executed() - executed;
+                    if ran >= budget || start.elapsed() >= SLICE {
+                        return (false, ran);
+                    }
+                }
+            });
+            budget -= ran;
+            py.check_signals()?;
+            if reached || budget == 0 {
+                return Ok(reached);
+            }
+        }
     }
 
     /// Current simulated time, seconds.
@@ -68,12 +101,22 @@ impl Simulation {
         Ok(self.sim()?.events_executed())
     }
 
-    /// Run to the end; returns (results JSON without series, time_s, queue_pkts, [queue per port when
-    /// there are several], [cwnd per flow]).
+    /// What the scenario was estimated to cost when it resolved: (memory in bytes, events).
+    fn estimate(&mut self) -> PyResult<(f64, f64)> {
+        let e = &self.sim()?.config().estimate;
+        Ok((e.memory_bytes(), e.events()))
+    }
+
+    /// Run to the end (interruptible, as `advance`) and return (results JSON without series, time_s,
+    /// queue_pkts, [queue per port when there are several], [cwnd per flow]). With `partial=True`, stop
+    /// where the run is instead: the statistics cover [warmup, now] and `summary.partial` is true; raises
+    /// `RuntimeError` if the warm-up has not ended yet (nothing was measured).
     #[allow(clippy::type_complexity)]
+    #[pyo3(signature = (partial=false))]
     fn finish<'py>(
         &mut self,
         py: Python<'py>,
+        partial: bool,
     ) -> PyResult<(
         String,
         Bound<'py, PyBytes>,
@@ -81,11 +124,23 @@ impl Simulation {
         Vec<Bound<'py, PyBytes>>,
         Vec<Bound<'py, PyBytes>>,
     )> {
+        if partial {
+            let sim = self.sim()?;
+            if sim.now() < sim.config().warmup.saturating_add(time::MIN_WINDOW) {
+                return Err(PyRuntimeError::new_err(format!(
+                    "nothing measured yet: the run stopped at {} s, before the warm-up ended",
+                    time::to_secs(sim.now())
+                )));
+            }
+        } else {
+            let duration = time::to_secs(self.sim()?.config().duration);
+            self.advance(py, duration, None)?;
+        }
         let sim = self
             .inner
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("the simulation has already finished"))?;
-        let mut results = py.detach(|| sim.finish());
+        let mut results = py.detach(|| sim.finish_now()).expect("the window was checked, or the run is over");
         let series = std::mem::take(&mut results.series);
         let text = serde_json::to_string(&serde_json::json!({
             "summary": results.summary,

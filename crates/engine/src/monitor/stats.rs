@@ -29,7 +29,14 @@ pub struct PortStats {
     pub measuring: bool,
     pub arrivals: u64,
     pub departures: u64,
-    pub departed_bytes: u64,
+    /// Packets the port held when the window began (waiting or in service): they may be dropped or
+    /// marked inside it too, so rates count them with the arrivals.
+    pub held_at_start: u64,
+    /// Time the link spent transmitting inside the window, picoseconds: a packet whose serialization
+    /// straddles the warm-up or the end counts for its part inside.
+    pub busy: Time,
+    /// When the current (or last) transmission ends.
+    tx_end: Time,
     pub drop_reasons: ReasonCounts,
     pub mark_reasons: ReasonCounts,
     /// Drops of packets already dequeued for service (CoDel-like), also counted in `drop_reasons`.
@@ -46,9 +53,20 @@ pub struct PortStats {
 }
 
 impl PortStats {
-    pub fn begin(&mut self, now: Time) {
+    pub fn begin(&mut self, now: Time, held: u64) {
         self.measuring = true;
+        self.held_at_start = held;
         self.queue_since = now;
+        // The rest of a transmission under way.
+        self.busy = self.tx_end.saturating_sub(now);
+    }
+
+    /// The link transmits from `now` until `end`.
+    pub fn on_transmit(&mut self, now: Time, end: Time) {
+        self.tx_end = end;
+        if self.measuring {
+            self.busy += end - now;
+        }
     }
 
     pub fn on_drop(&mut self, reason: Reason, stage: Stage) {
@@ -103,11 +121,19 @@ impl PortStats {
     pub fn finish(&mut self, end: Time) {
         if self.measuring {
             self.close_interval(end);
+            // A transmission under way counts up to the end only.
+            self.busy -= self.tx_end.saturating_sub(end).min(self.busy);
         }
     }
 
     pub fn drops(&self) -> u64 {
         self.drop_reasons.total()
+    }
+
+    /// Packets that could be dropped or marked in the window: its arrivals and what was held at its start
+    /// (at least 1), the denominator of the loss and mark rates, so both stay in [0, 1].
+    pub fn exposed(&self) -> u64 {
+        (self.arrivals + self.held_at_start).max(1)
     }
 
     pub fn queue_mean(&self, window: Time) -> f64 {

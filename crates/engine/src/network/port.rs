@@ -67,7 +67,9 @@ impl Port {
     pub fn start_service(&mut self, now: Time, p: usize, fx: &mut QueueEffects, events: &mut EventQueue) {
         if let Some(pkt) = self.queue.dequeue(now, fx) {
             self.stats.on_service_start(now - pkt.enqueued_at);
-            events.schedule(now + self.serialization(pkt.size), Event::TxDone(p as u32));
+            let end = now + self.serialization(pkt.size);
+            self.stats.on_transmit(now, end);
+            events.schedule(end, Event::TxDone(p as u32));
             self.in_service = Some(pkt);
         }
     }

@@ -43,7 +43,7 @@
 //! [min_th, max_th]), is a different algorithm and is not this discipline.
 
 use super::red::{Red, RedParams};
-use super::{resolve_limit, Discipline, QueueContext, QueueDisc, QueueEffects};
+use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::scenario::{check, err, finite_range, ScenarioError};
@@ -311,6 +311,10 @@ impl QueueDisc for Ared {
 
     fn bytes(&self) -> u64 {
         self.red.bytes()
+    }
+
+    fn capacity(&self) -> Option<Limit> {
+        self.red.capacity()
     }
 
     fn next_timer(&self) -> Option<Time> {

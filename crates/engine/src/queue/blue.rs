@@ -89,7 +89,7 @@ pub enum Fate {
 /// A FIFO whose arrivals are dropped (or marked) with a given probability: BLUE's and Optimal BLUE's buffer.
 pub struct RandomDrop {
     pub fifo: Fifo,
-    limit: Limit,
+    pub(crate) limit: Limit,
     rng: Rng,
     ecn: bool,
 }
@@ -246,6 +246,9 @@ impl QueueDisc for Blue {
 
     fn bytes(&self) -> u64 {
         self.q.fifo.bytes()
+    }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.q.limit)
     }
 
     fn next_timer(&self) -> Option<Time> {

@@ -272,6 +272,9 @@ impl QueueDisc for CoDel {
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
 
     fn report(&self, out: &mut BTreeMap<String, f64>) {
         out.insert("count".into(), self.codel.count as f64);

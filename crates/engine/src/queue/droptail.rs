@@ -56,6 +56,9 @@ impl QueueDisc for DropTail {
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
 }
 
 #[cfg(test)]

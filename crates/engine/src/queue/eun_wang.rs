@@ -512,6 +512,13 @@ impl QueueDisc for EunWang {
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        match (self.fixed_limit, self.live) {
+            (Some(n), _) => Some(Limit::Packets(n)),
+            (None, false) => Some(Limit::Packets(self.limit)),
+            (None, true) => None,
+        }
+    }
 
     fn on_active_flows(&mut self, active: u32) {
         if self.live {

@@ -46,7 +46,7 @@
 //! Newton steps).
 
 use super::codel::{CoDelState, Params};
-use super::{reason, Discipline, Fifo, QueueContext, QueueDisc, QueueEffects, Reason};
+use super::{reason, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::{Kind, Packet};
 use crate::rng::mix64;
 use crate::scenario::{check, err, finite_range, ScenarioError};
@@ -312,6 +312,11 @@ impl QueueDisc for FqCoDel {
 
     fn bytes(&self) -> u64 {
         self.bytes
+    }
+
+    fn capacity(&self) -> Option<Limit> {
+        // An arrival is queued before the fattest queue is trimmed back to the limit.
+        Some(Limit::Packets(self.limit + 1))
     }
 
     fn report(&self, out: &mut BTreeMap<String, f64>) {

@@ -198,6 +198,9 @@ impl QueueDisc for GlobalNotifier {
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
 }
 
 #[cfg(test)]

@@ -185,6 +185,11 @@ pub trait QueueDisc {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The most the buffer may ever hold (its physical limit), for the scenario's memory estimate; `None`
+    /// when it has no fixed bound.
+    fn capacity(&self) -> Option<Limit> {
+        None
+    }
     /// When the discipline's own timer should next fire, if it has one.
     fn next_timer(&self) -> Option<Time> {
         None
@@ -368,6 +373,9 @@ impl QueueDisc for AnyQueue {
     }
     fn bytes(&self) -> u64 {
         each_queue!(self, q => q.bytes())
+    }
+    fn capacity(&self) -> Option<Limit> {
+        each_queue!(self, q => q.capacity())
     }
     fn next_timer(&self) -> Option<Time> {
         each_queue!(self, q => q.next_timer())

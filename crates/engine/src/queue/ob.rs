@@ -137,6 +137,9 @@ impl QueueDisc for Ob {
     fn bytes(&self) -> u64 {
         self.q.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.q.limit)
+    }
 
     fn next_timer(&self) -> Option<Time> {
         self.meter.period_end()

@@ -146,6 +146,9 @@ impl QueueDisc for Odt {
     fn bytes(&self) -> u64 {
         self.q.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(Limit::Bytes(self.opt.max_value() as u64))
+    }
 
     fn next_timer(&self) -> Option<Time> {
         self.meter.period_end()

@@ -229,6 +229,11 @@ impl GridOptimizer {
     }
 
     /// The current grid index `l(k)` (0 at `t(0)`).
+    /// The largest value of the grid.
+    pub fn max_value(&self) -> f64 {
+        self.grid.last().copied().unwrap_or(0.0)
+    }
+
     pub fn index(&self) -> i64 {
         self.l as i64 + self.l_min
     }

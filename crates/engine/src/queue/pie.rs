@@ -369,6 +369,9 @@ impl QueueDisc for Pie {
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
 
     fn next_timer(&self) -> Option<Time> {
         self.tick

@@ -418,6 +418,9 @@ impl QueueDisc for Red {
     fn bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+    fn capacity(&self) -> Option<Limit> {
+        Some(self.p.limit)
+    }
 }
 
 #[cfg(test)]

@@ -102,6 +102,8 @@ impl Config {
                 "fct_buckets": self.fct_buckets,
                 "fct_records": self.fct_records,
             },
+            "limits": {"memory": self.limits.memory_bytes, "events": self.limits.events},
+            "estimate": {"memory_bytes": self.estimate.memory_bytes(), "events": self.estimate.events()},
         })
     }
 }

@@ -10,6 +10,7 @@ use crate::tcp::{BackoffEnd, EcnResponse, InFlight, Pacing, RtoBounds, TcpConfig
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
 use crate::units::{Bytes, Rate, Seconds};
+use serde::de::{self, IntoDeserializer};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -17,8 +18,7 @@ use serde_json::Value;
 pub const MAX_FLOWS: u64 = 1_000_000;
 
 /// A per-flow value: one for all, a list with one per flow, or uniform between two bounds (seeded).
-#[derive(Deserialize, Debug, Clone)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum PerFlow<T> {
     One(T),
     List(Vec<T>),
@@ -29,6 +29,42 @@ pub enum PerFlow<T> {
 #[serde(deny_unknown_fields)]
 pub struct Uniform<T> {
     pub uniform: (T, T),
+}
+
+/// Told apart by the input's shape (a list, a table, anything else), so that an error inside a form names
+/// its key (`flows.rtt.uniform[1]`, `flows.rtt.junk`) rather than "no variant matched".
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for PerFlow<T> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> de::Visitor<'de> for V<T> {
+            type Value = PerFlow<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a value, a list with one value per flow, or { uniform = [low, high] }")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(PerFlow::List)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Uniform::deserialize(de::value::MapAccessDeserializer::new(map)).map(PerFlow::Uniform)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerFlow::One)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerFlow::One)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerFlow::One)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerFlow::One)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerFlow::One)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 /// A group's table.
@@ -255,6 +291,8 @@ pub struct ArrivalConfig {
 #[derive(Clone, Debug)]
 pub struct GroupConfig {
     pub name: String,
+    /// The scenario field of its table (`flows`, `flows[2]`, `parking_lot.cross`), for errors.
+    pub field: String,
     /// Ports crossed by data, in order.
     pub route: Vec<usize>,
     /// Ports crossed by ACKs (empty: ACKs return over an uncongested path).
@@ -288,10 +326,16 @@ pub fn access_delay(rtt: f64, fwd: f64, back: Option<f64>) -> f64 {
 }
 
 impl<T: Copy + Into<f64>> PerFlow<T> {
-    /// One value per flow, drawing uniform ones from `rng`.
-    fn expand(&self, field: &str, n: usize, rng: &mut Rng) -> Result<Vec<f64>, ScenarioError> {
+    /// One value per flow, drawing uniform ones from `rng`; `valid(field, v)` checks each value written
+    /// (a uniform form's two bounds, so every draw is in range whatever the seed).
+    fn expand(
+        &self,
+        field: &str,
+        n: usize,
+        rng: &mut Rng,
+        valid: impl Fn(&str, f64) -> Result<(), ScenarioError>,
+    ) -> Result<Vec<f64>, ScenarioError> {
         match self {
-            PerFlow::One(v) => Ok(vec![(*v).into(); n]),
             PerFlow::List(vs) => {
                 check(
                     field,
@@ -299,32 +343,61 @@ impl<T: Copy + Into<f64>> PerFlow<T> {
                     "a list with one value per flow (count)",
                     format!("{} values", vs.len()),
                 )?;
+                for (i, &v) in vs.iter().enumerate() {
+                    valid(&format!("{field}[{i}]"), v.into())?;
+                }
                 Ok(vs.iter().map(|&v| v.into()).collect())
             }
+            PerFlow::One(v) => {
+                valid(field, (*v).into())?;
+                Ok(vec![(*v).into(); n])
+            }
             PerFlow::Uniform(_) => {
-                let (lo, hi) = self.bounds(field)?;
+                let (lo, hi) = self.bounds(field, valid)?;
                 Ok((0..n).map(|_| rng.uniform_in(lo, hi)).collect())
             }
         }
     }
 
-    /// The range a value is drawn from (`lo == hi` for one value); lists are not allowed.
-    fn bounds(&self, field: &str) -> Result<(f64, f64), ScenarioError> {
+    /// The range a value is drawn from (`lo == hi` for one value), each bound checked by `valid`; lists
+    /// are not allowed.
+    fn bounds(
+        &self,
+        field: &str,
+        valid: impl Fn(&str, f64) -> Result<(), ScenarioError>,
+    ) -> Result<(f64, f64), ScenarioError> {
         match self {
-            PerFlow::One(v) => Ok(((*v).into(), (*v).into())),
+            PerFlow::One(v) => {
+                valid(field, (*v).into())?;
+                Ok(((*v).into(), (*v).into()))
+            }
             PerFlow::List(_) => {
                 err(field, "a group with arrivals takes one value or { uniform = [low, high] }, not a list")
             }
             PerFlow::Uniform(Uniform { uniform: (lo, hi) }) => {
                 let (lo, hi) = ((*lo).into(), (*hi).into());
+                valid(&format!("{field}.uniform[0]"), lo)?;
+                valid(&format!("{field}.uniform[1]"), hi)?;
                 check(
                     field,
-                    lo.is_finite() && hi.is_finite() && lo <= hi,
+                    lo <= hi,
                     "{ uniform = [low, high] } with low <= high",
                     format!("[{lo}, {hi}]"),
                 )?;
                 Ok((lo, hi))
             }
+        }
+    }
+
+    /// The smallest and largest value the form can give.
+    fn range(&self) -> (f64, f64) {
+        let fold = |vs: &mut dyn Iterator<Item = f64>| {
+            vs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
+        };
+        match self {
+            PerFlow::One(v) => ((*v).into(), (*v).into()),
+            PerFlow::List(vs) => fold(&mut vs.iter().map(|&v| v.into())),
+            PerFlow::Uniform(Uniform { uniform: (lo, hi) }) => ((*lo).into(), (*hi).into()),
         }
     }
 }
@@ -452,6 +525,8 @@ pub(crate) fn resolve_groups(
         } else {
             "in [the route's round-trip propagation delay, 100 s]"
         };
+        let valid_rtt = |f: &str, v: f64| finite_range(f, v, min_rtt, 100.0, rtt_rule);
+        let valid_rate = |f: &str, v: f64| finite_range(f, v, 1e3, 1e13, "in [1 kbps, 10 Tbps]");
         let name = t.name.clone().or(default_name).unwrap_or_else(|| {
             if g == 0 {
                 "flows".into()
@@ -477,12 +552,8 @@ pub(crate) fn resolve_groups(
             let Some(sizes) = &size else {
                 return err(&field("size"), "required with arrival: arriving flows must be finite");
             };
-            let (r_lo, r_hi) = t.rtt.bounds(&field("rtt"))?;
-            finite_range(&field("rtt"), r_lo, min_rtt, 100.0, rtt_rule)?;
-            finite_range(&field("rtt"), r_hi, min_rtt, 100.0, rtt_rule)?;
-            let (a_lo, a_hi) = t.access_rate.bounds(&field("access_rate"))?;
-            finite_range(&field("access_rate"), a_lo, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
-            finite_range(&field("access_rate"), a_hi, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
+            let (r_lo, r_hi) = t.rtt.bounds(&field("rtt"), valid_rtt)?;
+            let (a_lo, a_hi) = t.access_rate.bounds(&field("access_rate"), valid_rate)?;
             let af = |n: &str| format!("{f}.arrival.{n}");
             let rate = match (a.rate, a.load) {
                 (Some(_), Some(_)) => {
@@ -528,23 +599,30 @@ pub(crate) fn resolve_groups(
             check(&field("count"), total <= MAX_FLOWS, "at most 1,000,000 flows in all groups", total)?;
             let n = count as usize;
             let st = |base: u64| Rng::new(s.seed, group_stream(g, base));
-            let rtts = t.rtt.expand(&field("rtt"), n, &mut st(stream::RTT))?;
-            let rates = t.access_rate.expand(&field("access_rate"), n, &mut st(stream::ACCESS_RATE))?;
+            let rtts = t.rtt.expand(&field("rtt"), n, &mut st(stream::RTT), valid_rtt)?;
+            let rates =
+                t.access_rate.expand(&field("access_rate"), n, &mut st(stream::ACCESS_RATE), valid_rate)?;
+            let valid_start = |f: &str, v: f64| finite_range(f, v, 0.0, s.duration.0, "in [0, duration]");
             let starts = match &t.start {
-                Some(x) => x.expand(&field("start"), n, &mut st(stream::START))?,
+                Some(x) => x.expand(&field("start"), n, &mut st(stream::START), valid_start)?,
                 None => vec![0.0; n],
             };
+            let valid_stop = |f: &str, v: f64| check(f, !v.is_nan() && v > 0.0, "> 0 s", v);
             let stops = match &t.stop {
-                Some(x) => x.expand(&field("stop"), n, &mut st(stream::STOP))?,
+                Some(x) => x.expand(&field("stop"), n, &mut st(stream::STOP), valid_stop)?,
                 None => vec![f64::INFINITY; n],
             };
+            // With a uniform start or stop, every stop must follow every start, whatever the draws.
+            if let (Some(start), Some(stop)) = (&t.start, &t.stop) {
+                if matches!(start, PerFlow::Uniform(_)) || matches!(stop, PerFlow::Uniform(_)) {
+                    let (latest, earliest) = (start.range().1, stop.range().0);
+                    check(&field("stop"), earliest > latest, "after the latest start", earliest)?;
+                }
+            }
             let mut size_rng = st(stream::SIZE);
             flows.reserve(n);
             for i in 0..n {
                 let (rtt, rate, start, stop) = (rtts[i], rates[i], starts[i], stops[i]);
-                finite_range(&field("rtt"), rtt, min_rtt, 100.0, rtt_rule)?;
-                finite_range(&field("access_rate"), rate, 1e3, 1e13, "in [1 kbps, 10 Tbps]")?;
-                finite_range(&field("start"), start, 0.0, s.duration.0, "in [0, duration]")?;
                 check(&field("stop"), stop > start, "after the flow's start", stop)?;
                 flows.push(FlowConfig {
                     rtt: from_secs(rtt),
@@ -558,6 +636,7 @@ pub(crate) fn resolve_groups(
         }
         groups.push(GroupConfig {
             name,
+            field: f.clone(),
             route,
             ack_route,
             tcp: gt.tcp,

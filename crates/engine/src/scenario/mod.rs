@@ -10,17 +10,21 @@
 //! the per-flow values from the seeded streams and builds every discipline and controller once, so that a
 //! [`Config`] that resolved always runs. Every error names the offending field and the allowed range.
 
+pub mod estimate;
 pub mod export;
 pub mod flows;
 pub mod network;
+mod strict;
 
-use crate::time::{from_secs, Time};
+use crate::time::{from_secs, Time, MAX_DURATION_S, MIN_WINDOW};
 use crate::traffic::ArrivalPattern;
 use crate::units::{Bytes, Rate, Seconds};
+pub use estimate::{Estimate, Limits};
 pub use flows::{ArrivalConfig, FlowConfig, GroupConfig, PerFlow, SizeDist};
 pub use network::{LinkConfig, Network};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde_json::Value;
 use std::fmt;
 
 /// A bad scenario: which field, and what is wrong with it.
@@ -50,7 +54,15 @@ pub(crate) fn check(field: &str, ok: bool, rule: &str, got: impl fmt::Display) -
     if ok {
         Ok(())
     } else {
-        err(field, format!("must be {rule} (got {got})"))
+        err(field, format!("must be {rule} (got {})", short_number(got.to_string())))
+    }
+}
+
+/// A number written out in full (`1e308` has 309 digits) in scientific notation instead.
+fn short_number(text: String) -> String {
+    match text.parse::<f64>() {
+        Ok(v) if text.len() > 20 => format!("{v:e}"),
+        _ => text,
     }
 }
 
@@ -58,40 +70,179 @@ pub(crate) fn finite_range(field: &str, v: f64, lo: f64, hi: f64, rule: &str) ->
     check(field, v.is_finite() && v >= lo && v <= hi, rule, v)
 }
 
-/// A serde message without its position and without Rust type names.
-pub(crate) fn clean_message(message: &str) -> String {
+/// `v` as an error message quotes it: JSON text cut to 40 characters, the non-finite markers the Python
+/// layer sends for TOML's `nan` and `inf` unquoted.
+fn quote(v: &Value) -> String {
+    match v {
+        Value::String(s) if matches!(s.as_str(), "nan" | "inf" | "-inf" | "+inf") => s.clone(),
+        Value::Null => "nothing (null)".into(),
+        Value::Array(a) if a.is_empty() => "an empty list".into(),
+        Value::Array(a) if a.len() == 1 => "a list of 1 value".into(),
+        Value::Array(a) => format!("a list of {} values", a.len()),
+        Value::Object(_) => "a table".into(),
+        _ => {
+            let text = v.to_string();
+            match text.char_indices().nth(40) {
+                Some((i, _)) => format!("{}...", &text[..i]),
+                None => text,
+            }
+        }
+    }
+}
+
+/// What serde says it expected, in the scenario's words.
+fn expected_words(e: &str) -> String {
+    let e = e.trim();
+    if let Some(n) = e.strip_prefix("a tuple of size ").or_else(|| e.strip_prefix("tuple of size ")) {
+        return format!("a list of {n} values");
+    }
+    if let Some(rest) = e.strip_prefix("one of ") {
+        return rest.replace('`', "\"");
+    }
+    match e {
+        "u64" | "u32" | "u16" | "u8" | "usize" => "a whole number >= 0".into(),
+        "i64" | "i32" | "i16" | "i8" | "isize" => "a whole number".into(),
+        "f64" | "f32" => "a number".into(),
+        "a boolean" | "bool" => "true or false".into(),
+        "a sequence" | "sequence" => "a list".into(),
+        "a map" | "map" => "a table".into(),
+        "string or map" | "variant identifier" | "map with a single key" => "a name".into(),
+        _ if e.starts_with("struct ") || e.contains("tagged enum ") || e.starts_with("enum ") => {
+            "a table".into()
+        }
+        _ => e.replace('`', "\""),
+    }
+}
+
+/// serde's description of an unexpected value (`integer `-1``, `string "x"`), as the input writes it.
+fn unexpected_words(u: &str) -> String {
+    let u = u.trim();
+    for prefix in ["integer ", "floating point ", "boolean ", "character "] {
+        if let Some(rest) = u.strip_prefix(prefix) {
+            return rest.trim_matches('`').to_string();
+        }
+    }
+    match u {
+        "sequence" => "a list".into(),
+        "map" => "a table".into(),
+        "null" | "unit value" => "nothing (null)".into(),
+        _ => u.strip_prefix("string ").unwrap_or(u).to_string(),
+    }
+}
+
+/// A serde message in the scenario's words, without its position and without Rust type names:
+/// "expected <what>, got <value>", quoting `got` (the input at the error's path) when it is known.
+pub(crate) fn clean_message(message: &str, got: Option<&Value>) -> String {
     let message = match message.find(" at line ") {
         Some(i) => &message[..i],
         None => message,
     };
-    let mut message = message.replace(
-        "data did not match any variant of untagged enum PerFlow",
-        "expected a value, a list with one value per flow, or { uniform = [low, high] }",
-    );
-    message = message.replace(
-        "data did not match any variant of untagged enum PerHop",
-        "expected one value, or a list with one value per hop",
-    );
-    // "expected struct Bottleneck" -> "expected a table".
-    if let Some(i) = message.find("expected struct ") {
-        let rest = &message[i + "expected struct ".len()..];
-        let end = rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len());
-        message = format!("{}expected a table{}", &message[..i], &rest[end..]);
+    let got_or = |fallback: &str| got.map_or_else(|| unexpected_words(fallback), quote);
+    for kind in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(kind) {
+            if let Some((u, e)) = rest.split_once(", expected ") {
+                return format!("expected {}, got {}", expected_words(e), got_or(u));
+            }
+        }
     }
-    message
+    if let Some(rest) = message.strip_prefix("invalid length ") {
+        if let Some((_, e)) = rest.split_once(", expected ") {
+            // A table given as a list ("struct X with N elements") is a table all the same.
+            let e = if e.starts_with("struct ") { "a table" } else { e };
+            return format!("expected {}, got {}", expected_words(e), got_or("a list"));
+        }
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        if let Some((v, e)) = rest.split_once(", expected ") {
+            return format!("expected {}, got \"{}\"", expected_words(e), v.trim_matches('`'));
+        }
+    }
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let (name, e) = rest.split_once(", expected ").unwrap_or((rest, "no fields here"));
+        let e = if e.starts_with("there are no fields") { "no fields here" } else { e };
+        let e = e.strip_prefix("one of ").unwrap_or(e).replace('`', "");
+        return format!("unknown field \"{}\" (valid: {e})", name.trim_matches('`'));
+    }
+    match message {
+        "expected value" => format!("expected a name, got {}", got_or("a value")),
+        "recursion limit exceeded" => NESTED.into(),
+        _ => {
+            // "expected struct Bottleneck" -> "expected a table".
+            let mut message = message.to_string();
+            if let Some(i) = message.find("expected struct ") {
+                let rest = &message[i + "expected struct ".len()..];
+                let end = rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len());
+                message = format!("{}expected a table{}", &message[..i], &rest[end..]);
+            }
+            message
+        }
+    }
 }
 
-/// Deserialize `value` as `T`, naming the field of any error under `field`.
-pub(crate) fn from_value<T: DeserializeOwned>(
-    value: serde_json::Value,
-    field: &str,
-) -> Result<T, ScenarioError> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let field =
-            if path.is_empty() || path == "." { field.to_string() } else { format!("{field}.{path}") };
-        ScenarioError { field, message: clean_message(&e.inner().to_string()) }
+/// The value at `path` inside `root`.
+fn lookup<'a>(root: &'a Value, path: &serde_path_to_error::Path) -> Option<&'a Value> {
+    use serde_path_to_error::Segment;
+    path.iter().try_fold(root, |v, seg| match seg {
+        Segment::Seq { index } => v.get(*index),
+        Segment::Map { key } => v.get(key.as_str()),
+        Segment::Enum { .. } | Segment::Unknown => Some(v),
     })
+}
+
+/// `field.path` (either may be empty).
+fn join(field: &str, path: &str) -> String {
+    match (field.is_empty(), path.is_empty() || path == ".") {
+        (_, true) => field.to_string(),
+        (true, false) => path.to_string(),
+        (false, false) if path.starts_with('[') => format!("{field}{path}"),
+        (false, false) => format!("{field}.{path}"),
+    }
+}
+
+/// Deserialize `value` as `T`, naming the field of any error under `field` and describing it in the
+/// scenario's words (see [`clean_message`]): the one place serde errors become [`ScenarioError`]s.
+pub(crate) fn from_value<T: DeserializeOwned>(value: Value, field: &str) -> Result<T, ScenarioError> {
+    let e = match serde_path_to_error::deserialize::<_, T>(strict::Strict(&value)) {
+        Ok(t) => return Ok(t),
+        Err(e) => e,
+    };
+    let path = match e.path().to_string() {
+        root if root == "." => String::new(),
+        path => path,
+    };
+    let inner = e.inner().to_string();
+    if let Some(name) = inner.strip_prefix("missing field ") {
+        let name = name.split(" at line ").next().unwrap_or(name).trim_matches('`');
+        return err(&join(field, &join(&path, name)), "required");
+    }
+    let got = lookup(&value, e.path());
+    let mut message = clean_message(&inner, got);
+    if message.starts_with("expected a name, got") {
+        // A name of the wrong type: ask serde for the names by putting an unknown one in its place.
+        if let Some(names) = names_at::<T>(&value, e.path()) {
+            message = format!("expected {names}, got {}", got.map_or_else(|| "a value".into(), quote));
+        }
+    }
+    Err(ScenarioError { field: join(field, &path), message })
+}
+
+/// The names serde accepts at `path` (an enum of names), found by deserializing again with an unknown name
+/// there.
+fn names_at<T: DeserializeOwned>(value: &Value, path: &serde_path_to_error::Path) -> Option<String> {
+    let mut probe = value.clone();
+    let mut slot = &mut probe;
+    for seg in path.iter() {
+        slot = match seg {
+            serde_path_to_error::Segment::Seq { index } => slot.get_mut(*index)?,
+            serde_path_to_error::Segment::Map { key } => slot.get_mut(key.as_str())?,
+            _ => return None,
+        };
+    }
+    *slot = Value::String("\u{1}".into());
+    let e = serde_path_to_error::deserialize::<_, T>(strict::Strict(&probe)).err()?;
+    let rest = e.inner().to_string();
+    let expected = rest.strip_prefix("unknown variant ")?.split_once(", expected ")?.1.to_string();
+    Some(expected_words(&expected))
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -119,6 +270,9 @@ pub struct Scenario {
     pub tcp: serde_json::Value,
     #[serde(default)]
     pub monitor: Monitor,
+    /// The most a run may use (memory, events); see [`estimate`].
+    #[serde(default)]
+    pub limits: estimate::LimitsTable,
 }
 
 fn default_seed() -> u64 {
@@ -213,6 +367,9 @@ pub struct Config {
     /// Upper edges of the FCT size buckets, payload bytes, increasing (a last bucket takes the rest).
     pub fct_buckets: Vec<u64>,
     pub fct_records: usize,
+    pub limits: Limits,
+    /// What the run is expected to cost (checked against `limits` when the scenario resolves).
+    pub estimate: Estimate,
 }
 
 impl Config {
@@ -225,11 +382,50 @@ impl Config {
 
 /// Parse a scenario from JSON text (the Python layer turns TOML or a dict into JSON).
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| ScenarioError {
-        field: e.path().to_string(),
-        message: clean_message(&e.inner().to_string()),
-    })
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let message = clean_message(&e.to_string(), None);
+        let field = if message == NESTED { deep_key(text).unwrap_or_default() } else { String::new() };
+        ScenarioError { field, message }
+    })?;
+    from_value(value, "")
+}
+
+const NESTED: &str = "nested too deeply";
+
+/// The top-level key whose value nests lists or tables more than 100 levels deep.
+fn deep_key(text: &str) -> Option<String> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let (mut key, mut string) = (None, String::new());
+    for c in text.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            if depth == 1 {
+                string.push(c);
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                string.clear();
+            }
+            ':' if depth == 1 => key = Some(string.trim_end_matches('"').to_string()),
+            '{' | '[' => {
+                depth += 1;
+                if depth > 100 {
+                    return key;
+                }
+            }
+            '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Parse and resolve in one step.
@@ -268,10 +464,26 @@ impl Scenario {
     }
 
     pub fn resolve(&self) -> Result<Config, ScenarioError> {
-        const YEAR: f64 = 365.0 * 86400.0;
-        finite_range("duration", self.duration.0, 1e-9, YEAR, "> 0 s and at most a year")?;
+        finite_range(
+            "duration",
+            self.duration.0,
+            1e-6,
+            MAX_DURATION_S,
+            "in [1 us, 180 days] (15,552,000 s: the clock covers 213 days)",
+        )?;
         finite_range("warmup", self.warmup.0, 0.0, self.duration.0, "in [0, duration)")?;
-        check("warmup", self.warmup.0 < self.duration.0, "< duration", self.warmup.0)?;
+        let window = from_secs(self.duration.0).saturating_sub(from_secs(self.warmup.0));
+        if window < MIN_WINDOW {
+            let field = if self.warmup.0 > 0.0 { "warmup" } else { "duration" };
+            return err(
+                field,
+                format!(
+                    "must leave a measurement window (duration - warmup) of at least 1 us (got warmup {} s, \
+                     duration {} s)",
+                    self.warmup.0, self.duration.0
+                ),
+            );
+        }
 
         let (mut net, form) = Network::from_scenario(self)?;
         let base_tcp = flows::base_tcp(&self.tcp)?;
@@ -280,7 +492,8 @@ impl Scenario {
         if groups.is_empty() && udp.is_empty() {
             return err("flows", "required: a [flows] table (or at least one [[udp]] source)");
         }
-        net.build_queues(&groups, &udp, self.seed)?;
+        let limits = Limits::resolve(&self.limits)?;
+        let queues = net.build_queues(&groups, &udp, self.seed)?;
 
         // Fail early on a link too slow to carry even one packet in the run.
         for (g, grp) in groups.iter().enumerate() {
@@ -300,17 +513,6 @@ impl Scenario {
         let sample_interval = match m.sample_interval {
             Some(s) => {
                 finite_range("monitor.sample_interval", s.0, 1e-6, self.duration.0, "in [1 us, duration]")?;
-                let samples = self.duration.0 / s.0;
-                check("monitor.sample_interval", samples <= 1e7, "at most 1e7 samples per run", samples)?;
-                let columns = 1.0
-                    + net.links.len() as f64
-                    + if m.cwnd { groups.iter().map(|g| g.flows.len()).sum::<usize>() as f64 } else { 0.0 };
-                check(
-                    "monitor.sample_interval",
-                    samples * columns <= 1e8,
-                    "at most 1e8 sampled values per run (samples x (ports + flows with cwnd))",
-                    samples * columns,
-                )?;
                 Some(from_secs(s.0))
             }
             None => None,
@@ -334,7 +536,7 @@ impl Scenario {
         check("monitor.fct_buckets", fct_buckets.len() <= 64, "at most 64 edges", fct_buckets.len())?;
         check("monitor.fct_records", m.fct_records <= 10_000_000, "at most 10,000,000", m.fct_records)?;
 
-        Ok(Config {
+        let mut cfg = Config {
             name: self.name.clone(),
             seed: self.seed,
             duration: from_secs(self.duration.0),
@@ -346,7 +548,12 @@ impl Scenario {
             sample_cwnd: m.cwnd,
             fct_buckets,
             fct_records: m.fct_records as usize,
-        })
+            limits,
+            estimate: Estimate::default(),
+        };
+        cfg.estimate = Estimate::of(&cfg, &queues);
+        cfg.estimate.check(&limits)?;
+        Ok(cfg)
     }
 }
 

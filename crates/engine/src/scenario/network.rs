@@ -8,7 +8,8 @@
 //!   is one link).
 
 use super::{
-    check, err, finite_range, from_value, zero_seconds, GroupConfig, Scenario, ScenarioError, UdpConfig,
+    check, err, finite_range, from_value, zero_seconds, GroupConfig, PerFlow, Scenario, ScenarioError,
+    UdpConfig,
 };
 use crate::queue::{AnyQueue, QueueContext, QueueSpec};
 use crate::rng::{stream, Rng};
@@ -60,11 +61,23 @@ struct Bottleneck {
     queue: serde_json::Value,
 }
 
+/// One value for every hop, or a list with one per hop (read as a [`PerFlow`] form, without `uniform`).
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(try_from = "PerFlow<T>")]
 enum PerHop<T> {
     One(T),
     List(Vec<T>),
+}
+
+impl<T> TryFrom<PerFlow<T>> for PerHop<T> {
+    type Error = &'static str;
+    fn try_from(v: PerFlow<T>) -> Result<Self, Self::Error> {
+        match v {
+            PerFlow::One(x) => Ok(PerHop::One(x)),
+            PerFlow::List(xs) => Ok(PerHop::List(xs)),
+            PerFlow::Uniform(_) => Err("expected one value, or a list with one value per hop"),
+        }
+    }
 }
 
 #[derive(Deserialize)]

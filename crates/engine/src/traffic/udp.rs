@@ -48,7 +48,7 @@ impl UdpSource {
             ArrivalPattern::Poisson => -self.mean_gap * (1.0 - self.rng.uniform()).ln(),
             ArrivalPattern::Cbr => self.mean_gap,
         };
-        let next = now + from_secs(gap).max(1);
+        let next = now.saturating_add(from_secs(gap).max(1));
         if next >= self.stop {
             NEVER
         } else {

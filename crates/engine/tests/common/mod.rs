@@ -19,3 +19,10 @@ pub fn assert_conserved(s: &Simulation, what: &str) {
         assert_eq!(sent, delivered + dropped + in_net, "{what}: group {g} ACKs");
     }
 }
+
+/// Cases per property test: `PROPTEST_CASES` when set (a long run, `docs/robustness.md`), else `default`
+/// (kept small for CI).
+#[allow(dead_code)]
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}

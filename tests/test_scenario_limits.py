@@ -1,0 +1,84 @@
+"""The audit's reproductions through the Python API: the field named, or a correct result."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import math
+from pathlib import Path
+
+import pytest
+
+import bufferlab
+from bufferlab.errors import BufferLabError
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = {
+    "duration": "2s",
+    "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"discipline": "droptail", "limit": 50}},
+    "flows": {"count": 5, "rtt": "50ms"},
+}
+
+
+def error(patch: dict, overrides: tuple = ()) -> str:
+    scenario = copy.deepcopy(BASE)
+    scenario.update(patch)
+    with pytest.raises(BufferLabError) as info:
+        bufferlab.resolve(scenario, overrides)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    "patch, overrides, field, got",
+    [
+        ({}, ("bottleneck.rate=nan",), "bottleneck.rate", "got nan"),
+        ({}, ("bottleneck.rate=inf",), "bottleneck.rate", "got inf"),
+        ({}, ("duration=1e400",), "duration", "got inf"),
+        ({"seed": math.nan}, (), "seed", "got nan"),
+        ({"duration": datetime.datetime(1979, 5, 27, 7, 32)}, (), "duration", "1979-05-27"),
+    ],
+)
+def test_values_json_cannot_hold_name_the_field(patch: dict, overrides: tuple, field: str, got: str) -> None:
+    message = error(patch, overrides)
+    assert message.startswith(f"{field}: ") and got in message, message
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (("bottleneck.queue.limit=-1",), "bottleneck.queue.limit: expected a whole number >= 0, got -1"),
+        (("bottleneck.queue.max_p=\"abc\"", "bottleneck.queue.discipline=\"red\""),
+         'bottleneck.queue.max_p: expected a number, got "abc"'),
+        (("flows.rtt={uniform=[\"0.1s\",\"1s\"], junk=1}",),
+         'flows.rtt.junk: unknown field "junk" (valid: uniform)'),
+        (('flows.access_rate={uniform=["-1Mbps","1Gbps"]}',),
+         "flows.access_rate.uniform[0]: must be in [1 kbps, 10 Tbps] (got -1000000)"),
+    ],
+)
+def test_bad_values_name_the_field(overrides: tuple, message: str) -> None:
+    assert error({}, overrides) == message
+
+
+def test_times_fit_the_clock_and_the_window_is_not_empty() -> None:
+    assert error({"duration": "2e7s"}).startswith("duration: must be in [1 us, 180 days]")
+    assert error({"duration": "1.0000000000001s", "warmup": "1s"}).startswith(
+        "warmup: must leave a measurement window (duration - warmup) of at least 1 us")
+
+
+def test_costly_scenarios_are_refused_naming_the_field_and_the_override() -> None:
+    storm = {"duration": "1s", "bottleneck": BASE["bottleneck"],
+             "udp": [{"pattern": "cbr", "rate": "10Tbps", "packet_size": "20B"}]}
+    with pytest.raises(BufferLabError, match=r"^udp\[0\]\.rate: .* set limits\.events = 6\.3e10 to run"):
+        bufferlab.resolve(storm)
+    resolved = bufferlab.resolve(storm, ["limits.events=1e11"])
+    assert resolved["limits"]["events"] == 1e11 and resolved["estimate"]["events"] > 6e10
+    cwnd = {"duration": "10s", "flows": {"count": 100000, "rtt": "50ms"},
+            "monitor": {"sample_interval": "1ms", "cwnd": True}}
+    assert error(cwnd).startswith("monitor.sample_interval: 10,001 samples x 100,002 columns")
+
+
+def test_utilization_counts_a_straddling_packet_in_part() -> None:
+    r = bufferlab.run(ROOT / "validation/scenarios/v03-10flows-droptail-0.5bdp.toml", [
+        "bottleneck.rate=1Mbps", "tcp.packet_size=1500B", "duration=1.5s", "warmup=0.8976"])
+    assert 0.99 < r.summary["utilization"] <= 1.0
+    assert r.summary["partial"] is False
