@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from bufferlab.reproduce.claims import Claim, Estimate, Verdict, estimate, judge
+from bufferlab.reproduce.plotting import FigureSet
 from bufferlab.reproduce.runner import Task
 
 NAME = "odt-ob"
@@ -1110,19 +1111,8 @@ def _trace(records: Sequence[Record]) -> Dict[str, List[float]]:
 def figures(results: Dict[str, List[Record]], out: Path) -> List[Tuple[str, str]]:
     """The paper's figures, drawn from the runs (means over the seeds with 95 % intervals; time series from
     seed 1); PNG + SVG. Returns (file stem, caption) pairs."""
-    import matplotlib  # noqa: PLC0415
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    made: List[Tuple[str, str]] = []
-
-    def save(fig: Any, stem: str, caption: str) -> None:
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(out / f"{stem}.{ext}", dpi=110)
-        plt.close(fig)
-        made.append((stem, caption))
+    figs = FigureSet(out)
+    plt, save, made = figs.plt, figs.save, figs.made
 
     def errorbar(ax: Any, xs: Sequence[float], ests: Sequence[Estimate], scale: float = 1.0,
                  clip: Tuple[float, float] = (-math.inf, math.inf), **kw: Any) -> None:
