@@ -1321,4 +1321,5 @@ def _dynamics(plt: Any, save: Callable[..., None], stem: str, scheme: str, tr: D
     a3.set_xlabel("Time (s)")
     for a in (a1, a2, a3):
         a.grid(alpha=0.3)
-    save(fig, stem, f"Fig. {stem[3:]}: {caption}")
+    save(fig, stem, f"Fig. {stem[3:]}: {caption}; t sampled at the ends of runs of increasing length "
+         "(every period for the first minute, then every 10 s)")
