@@ -11,7 +11,7 @@ import pytest
 
 from bufferlab import cli
 from bufferlab.errors import BufferLabError
-from bufferlab.reproduce import check_against, paper_module, runner, summary_markdown
+from bufferlab.reproduce import PAPERS, check_against, paper_module, runner, summary_markdown
 from bufferlab.reproduce import tiny_buffers as tb
 from bufferlab.reproduce.claims import HOLDS, Claim, claims_markdown, estimate, judge
 
@@ -97,8 +97,10 @@ def test_summary_lists_every_paper(tmp_path: Path) -> None:
 def test_command_errors_and_list(capsys) -> None:
     assert cli.main(["reproduce", "nonesuch"]) == 2
     assert "unknown paper 'nonesuch'" in capsys.readouterr().err
-    assert cli.main(["reproduce", "eun-wang"]) == 2
-    assert "no reproduction yet" in capsys.readouterr().err
+    missing = [name for name, module in PAPERS.items() if module is None]
+    if missing:  # a paper without its reproduction yet
+        assert cli.main(["reproduce", missing[0]]) == 2
+        assert "no reproduction yet" in capsys.readouterr().err
     assert cli.main(["reproduce"]) == 2
     assert cli.main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out

@@ -1,7 +1,8 @@
 """`bufferlab reproduce`: a paper's experiments as engine runs over seeds, its claims table and figures.
 
 Each reproduced paper is a module with ``NAME``, ``TITLE``, ``CLAIMS``, ``CHOICES``, ``experiments(quick,
-seeds)``, ``evaluate(results, quick)``, ``figures(results, out)`` and, optionally, ``sensitivity(results)``.
+seeds)``, ``evaluate(results, quick)``, ``figures(results, out)`` and, optionally, ``tables(results)`` (the
+paper's tables beside ours, markdown lines) and ``sensitivity(results)``.
 :func:`reproduce` runs its experiments (:mod:`bufferlab.reproduce.runner`: in parallel, every finished run
 kept under ``<out>/runs`` so a second call resumes), evaluates every claim and writes ``<out>/report.md``,
 ``<out>/claims.json`` and the figures (PNG and SVG). :func:`summary_markdown` builds the table over papers.
@@ -24,11 +25,11 @@ from bufferlab.reproduce.runner import engine_version, run_tasks
 
 #: Every paper, by the name the command takes: its module, or None while its reproduction does not exist.
 PAPERS: Dict[str, Optional[str]] = {
-    "eun-wang": None,
+    "eun-wang": "bufferlab.reproduce.eun_wang",
     "index-policy": "bufferlab.reproduce.index_policy",
     "tiny-buffers": "bufferlab.reproduce.tiny_buffers",
     "global-notifier": "bufferlab.reproduce.global_notifier",
-    "odt-ob": None,
+    "odt-ob": "bufferlab.reproduce.odt_ob",
 }
 NOTES = {
     "eun-wang": "eun_wang_2008_aggressive_marking.md",
@@ -97,6 +98,8 @@ def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int]
              f"**Verdicts**: {meta['tally'][HOLDS]} hold, {meta['tally']['differs']} differ, "
              f"{meta['tally']['not testable']} not testable.", "",
              "## Claims", ""] + claims_markdown(verdicts) + [""]
+    if hasattr(mod, "tables"):
+        lines += ["## The paper's tables", ""] + mod.tables(results) + [""]
     if hasattr(mod, "sensitivity"):
         lines += ["## Sensitivity to what the paper does not say", ""] + mod.sensitivity(results) + [""]
     lines += ["## Choices where the paper is silent", ""] + [f"- {c}" for c in mod.CHOICES] + [""]

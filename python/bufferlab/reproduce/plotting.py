@@ -1,0 +1,28 @@
+"""What a reproduction's figures share: pyplot on the file-only backend, and each figure written as PNG and
+SVG with its caption for the report (``figures(results, out)`` returns :attr:`FigureSet.made`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, List, Tuple
+
+
+class FigureSet:
+    """The figures of one report, written into ``out``."""
+
+    def __init__(self, out: Path, dpi: int = 110) -> None:
+        import matplotlib  # noqa: PLC0415
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+
+        self.plt, self.out, self.dpi = plt, out, dpi
+        self.made: List[Tuple[str, str]] = []
+
+    def save(self, fig: Any, stem: str, caption: str) -> None:
+        """Write ``fig`` as ``stem``.png and ``stem``.svg, close it, and keep its caption."""
+        fig.tight_layout()
+        for ext in ("png", "svg"):
+            fig.savefig(self.out / f"{stem}.{ext}", dpi=self.dpi)
+        self.plt.close(fig)
+        self.made.append((stem, caption))
