@@ -18,6 +18,7 @@ import numpy as np
 
 from bufferlab.models import enachescu, queueing
 from bufferlab.reproduce.claims import Claim, Verdict, estimate, judge
+from bufferlab.reproduce.plotting import FigureSet
 from bufferlab.reproduce.runner import Task
 
 NAME = "tiny-buffers"
@@ -402,19 +403,17 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
 def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[str, str]]:
     """The paper's figures, drawn from the runs (mean over seeds, 95 % interval as error bars); PNG + SVG.
     Returns (file stem, caption) pairs."""
-    import matplotlib  # noqa: PLC0415
+    figs = FigureSet(out)
+    plt, save = figs.plt, figs.save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    made: List[Tuple[str, str]] = []
-
-    def save(fig: Any, stem: str, caption: str) -> None:
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(out / f"{stem}.{ext}", dpi=110)
-        plt.close(fig)
-        made.append((stem, caption))
+    def dress(ax: Any, xlabel: str, ylabel: str, top: float = 1.0, log: bool = False) -> None:
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(0, top)
+        ax.grid(alpha=0.3)
+        ax.legend()
 
     def errorbar(ax: Any, xs: Sequence[float], ests: Sequence[Any], **kw: Any) -> None:
         m = np.array([e.mean for e in ests])
@@ -440,11 +439,7 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     fig, ax = plt.subplots(figsize=(6, 4))
     for n in (20, 40, 100, 200):
         errorbar(ax, buffers, [_util(f4, n=n, paced=True, buffer=b) for b in buffers], label=f"{n} flows")
-    ax.set_xlabel("Buffer size (packets)")
-    ax.set_ylabel("Bottleneck link utilization")
-    ax.set_ylim(0, 1.05)
-    ax.grid(alpha=0.3)
-    ax.legend()
+    dress(ax, "Buffer size (packets)", "Bottleneck link utilization", top=1.05)
     save(fig, "fig4", "Fig. 4: paced TCP, 100 Mb/s, utilization against the buffer")
 
     f3 = results["fig3"]
@@ -452,13 +447,8 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     fig, ax = plt.subplots(figsize=(6, 4))
     for paced, label in ((True, "Paced TCP"), (False, "TCP Reno")):
         errorbar(ax, ns, [_util(f3, n=n, paced=paced, buffer=10) for n in ns], label=f"{label}, B = 10")
-    ax.set_xscale("log")
-    ax.set_xlabel("Number of flows (C = N × 3.2 Mb/s, peak load 0.8)")
-    ax.set_ylabel("Throughput (fraction of C)")
-    ax.set_ylim(0, 1.0)
     ax.axhline(0.8, color="grey", ls=":", lw=1)
-    ax.grid(alpha=0.3)
-    ax.legend()
+    dress(ax, "Number of flows (C = N × 3.2 Mb/s, peak load 0.8)", "Throughput (fraction of C)", log=True)
     save(fig, "fig3", "Fig. 3: throughput against the number of flows at 80 % peak load, B = 10")
 
     f2 = results["fig2"]
@@ -477,12 +467,7 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     acc = sorted({r["labels"]["access_mbps"] for r in f5})
     fig, ax = plt.subplots(figsize=(6, 4))
     errorbar(ax, acc, [_util(f5, access_mbps=a) for a in acc], label="100 flows, B = 10")
-    ax.set_xscale("log")
-    ax.set_xlabel("Access link bandwidth (Mb/s)")
-    ax.set_ylabel("Throughput (fraction of 1 Gb/s)")
-    ax.set_ylim(0, 1.0)
-    ax.grid(alpha=0.3)
-    ax.legend()
+    dress(ax, "Access link bandwidth (Mb/s)", "Throughput (fraction of 1 Gb/s)", log=True)
     save(fig, "fig5", "Fig. 5: unpaced TCP over slow access links, 1 Gb/s core, B = 10, W_max = 10,000")
 
     f6 = results["fig6"]
@@ -490,11 +475,6 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     fig, ax = plt.subplots(figsize=(6, 4))
     for kind, label in (("log", "B = round(5 log10 W_max)"), ("constant", "B = 5")):
         errorbar(ax, ws, [_util(f6, w_max=w, kind=kind) for w in ws], label=label)
-    ax.set_xscale("log")
-    ax.set_xlabel("Maximum window W_max (packets); C ∝ W_max")
-    ax.set_ylabel("Throughput (fraction of C)")
-    ax.set_ylim(0, 1.0)
-    ax.grid(alpha=0.3)
-    ax.legend()
+    dress(ax, "Maximum window W_max (packets); C ∝ W_max", "Throughput (fraction of C)", log=True)
     save(fig, "fig6", "Fig. 6: 10 paced flows, constant against logarithmic buffers")
-    return made
+    return figs.made
