@@ -6,9 +6,9 @@ mod common;
 
 use bufferlab_engine::queue::AnyQueue;
 use bufferlab_engine::results::PortResult;
-use bufferlab_engine::time::{from_secs, PS_PER_SEC};
+use bufferlab_engine::time::from_secs;
 use bufferlab_engine::{config_from_json, run_json, Simulation};
-use common::assert_conserved;
+use common::run_conserving;
 
 /// A dumbbell with `flows` NewReno flows, RTTs uniform in [20, 220] ms (Stanojević & Shorten §3.1), 1000-byte
 /// packets.
@@ -41,17 +41,7 @@ fn packets_are_conserved_at_every_step() {
         r#"{"discipline": "ob", "interval": "1s", "limit": 200}"#,
         r#"{"discipline": "ob", "interval": "1s", "ecn": true}"#,
     ] {
-        let cfg = config_from_json(&scenario(queue, "10Mbps", 20, "30s", "5s")).unwrap();
-        let mut sim = Simulation::new(cfg).unwrap();
-        for k in 1..=60 {
-            sim.run_until(k * PS_PER_SEC / 2);
-            assert_conserved(&sim, &format!("{queue} at step {k}"));
-        }
-        let r = sim.finish();
-        let s = &r.summary;
-        assert_eq!(s.sent, s.delivered + s.dropped + s.in_flight);
-        assert!(s.drops + s.marks > 0, "{queue}: no congestion signal");
-        assert!(s.utilization > 0.8 && s.utilization <= 1.0 + 1e-9, "{queue}: {}", s.utilization);
+        let r = run_conserving(&scenario(queue, "10Mbps", 20, "30s", "5s"), 60, queue);
         assert!(!r.ports[0].queue_state.is_empty(), "{queue}");
     }
 }

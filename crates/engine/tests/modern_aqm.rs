@@ -5,9 +5,8 @@
 mod common;
 
 use bufferlab_engine::results::PortResult;
-use bufferlab_engine::time::PS_PER_SEC;
-use bufferlab_engine::{config_from_json, run_json, Simulation};
-use common::assert_conserved;
+use bufferlab_engine::run_json;
+use common::run_conserving;
 
 /// A dumbbell with `flows` NewReno flows, RTTs uniform in [20, 200] ms, 1000-byte packets, ECN-capable
 /// senders.
@@ -25,17 +24,7 @@ fn bottleneck(queue: &str) -> PortResult {
 }
 
 pub fn conserved(queue: &str) {
-    let cfg = config_from_json(&scenario(queue, "10Mbps", 20, "20s", "5s")).unwrap();
-    let mut sim = Simulation::new(cfg).unwrap();
-    for k in 1..=40 {
-        sim.run_until(k * PS_PER_SEC / 2);
-        assert_conserved(&sim, &format!("{queue} at step {k}"));
-    }
-    let r = sim.finish();
-    let s = &r.summary;
-    assert_eq!(s.sent, s.delivered + s.dropped + s.in_flight);
-    assert!(s.drops + s.marks > 0, "{queue}: no congestion signal");
-    assert!(s.utilization > 0.8 && s.utilization <= 1.0 + 1e-9, "{queue}: {}", s.utilization);
+    run_conserving(&scenario(queue, "10Mbps", 20, "20s", "5s"), 40, queue);
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Checks shared by the whole-simulation tests.
 
-use bufferlab_engine::Simulation;
+use bufferlab_engine::results::Results;
+use bufferlab_engine::time::PS_PER_SEC;
+use bufferlab_engine::{config_from_json, Simulation};
 
 /// Packet conservation now: over the network (sent = delivered + dropped + in flight), at every port
 /// (arrivals = departures + drops + held), and for every group's data and queued ACKs.
@@ -18,6 +20,23 @@ pub fn assert_conserved(s: &Simulation, what: &str) {
         let (sent, delivered, dropped, in_net) = c.acks;
         assert_eq!(sent, delivered + dropped + in_net, "{what}: group {g} ACKs");
     }
+}
+
+/// Run `scenario` (JSON) in half-second steps, checking conservation after each, then check that the queue
+/// `what` signalled congestion and kept the link busy (utilization in (0.8, 1]); the results.
+#[allow(dead_code)]
+pub fn run_conserving(scenario: &str, half_seconds: u64, what: &str) -> Results {
+    let mut sim = Simulation::new(config_from_json(scenario).unwrap()).unwrap();
+    for k in 1..=half_seconds {
+        sim.run_until(k * PS_PER_SEC / 2);
+        assert_conserved(&sim, &format!("{what} at step {k}"));
+    }
+    let r = sim.finish();
+    let s = &r.summary;
+    assert_eq!(s.sent, s.delivered + s.dropped + s.in_flight);
+    assert!(s.drops + s.marks > 0, "{what}: no congestion signal");
+    assert!(s.utilization > 0.8 && s.utilization <= 1.0 + 1e-9, "{what}: {}", s.utilization);
+    r
 }
 
 /// Cases per property test: `PROPTEST_CASES` when set (a long run, `docs/robustness.md`), else `default`
