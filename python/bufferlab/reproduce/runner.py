@@ -10,9 +10,9 @@ engine's message: reproductions are fixed designs, not user sweeps.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import math
 import os
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from bufferlab.errors import BufferLabError
+from bufferlab.jsonout import dumps, json_ready
 
 #: What a task keeps of a run: the summary, the first port's row, each group's row, and what ``extract``
 #: (a module-level function, so workers can import it) adds.
@@ -40,19 +41,6 @@ class Task:
         text = json.dumps({"scenario": self.scenario, "seed": self.seed, "extract": self.extract,
                            "engine": version}, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
-def _finite(value: Any) -> Any:
-    """JSON-safe: NaN and infinities become None, numpy scalars plain numbers."""
-    if hasattr(value, "item") and not isinstance(value, (list, dict)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _resolve_extract(spec: Optional[str]) -> Optional[Extract]:
@@ -78,22 +66,24 @@ def run_one(task: Task) -> Dict[str, Any]:
     extract = _resolve_extract(task.extract)
     if extract is not None:
         record["extra"] = extract(res)
-    return _finite(record)
+    return json_ready(record)
 
 
 def _write_atomic(path: Path, data: Dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, allow_nan=False)
+            fh.write(dumps(data))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+@functools.cache
 def engine_version() -> str:
-    """The package version and a hash of the compiled engine, so a rebuilt engine never reuses old runs."""
+    """The package version and a hash of the compiled engine, so a rebuilt engine never reuses old runs (read
+    once per process)."""
     from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
     from bufferlab import _engine  # noqa: PLC0415
