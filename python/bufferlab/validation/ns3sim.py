@@ -63,6 +63,8 @@ NS3_TCP_IP_HEADER_BYTES = 40
 BIG_DEVICE_QUEUE = "100000p"
 #: Address blocks: link k is the /30 10.0.x.y (k-th), group g's access links are /30s in 10.(1+g).0.0/16.
 MAX_GROUPS, MAX_FLOWS_PER_GROUP, MAX_LINKS = 200, 16_000, 16_000
+#: The disciplines ns-3 runs as its RedQueueDisc (with AdaptMaxP for ared).
+RED_DISCIPLINES = ("red", "ared")
 #: The packets a discipline holds when its table gives no limit (the engine's defaults, Linux's).
 ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000, "fq-codel": 10240}
 #: The engine's congestion controllers ns-3 3.44 has, as its socket types.
@@ -511,7 +513,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         mean_pkt = q.get("mean_pktsize")
         if mean_pkt is None:  # the engine's default: the largest packet of the groups crossing it
             mean_pkt = max((tcps[g]["packet_size"] for g in crossing[i]), default=1000)
-        if disc in ("red", "ared"):
+        if disc in RED_DISCIPLINES:
             adaptive = adaptive_red_settings(q, float(lk["rate"]), int(mean_pkt)) if disc == "ared" else {}
             if adaptive and q["update"] != "arrival":
                 raise BufferLabError(f"{qf}.update: ns-3 adapts max_p at arrivals only (\"arrival\")")
@@ -1105,7 +1107,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
         disc_args: List[Any] = []
         for name, value in queue_disc_attributes(cfg, k).items():
             disc_args += [name, _ns_value(ns, value)]
-        if q["discipline"] in ("red", "ared"):
+        if q["discipline"] in RED_DISCIPLINES:
             disc_args += ["LinkDelay", ns.TimeValue(ns.Seconds(lk["delay_s"]))]
         tch.SetRootQueueDisc(q["ns3_type"], *disc_args)
         qdisc = tch.Install(devs.Get(0)).Get(0)
@@ -1193,7 +1195,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
 
     read_back: Dict[str, Any] = {"links": {}}
     for k, lk in enumerate(links):
-        informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] in ("red", "ared") else ()
+        informational = ("LinkDelay", "Ns1Compat") if lk["queue"]["discipline"] in RED_DISCIPLINES else ()
         rb = {name: _attr(qdiscs[k], name) for name in (*queue_disc_attributes(cfg, k), *informational)}
         rb["device_queue"] = _attr(bl.AsP2P(link_devs[k].Get(0)).GetQueue(), "MaxSize")
         if lk["queue"]["discipline"] == "fq-codel":
@@ -1324,7 +1326,7 @@ def queue_disc_attributes(cfg: Dict[str, Any], link: int = 0) -> Dict[str, Any]:
     lk = cfg["links"][link]
     q = lk["queue"]
     attrs: Dict[str, Any] = {"MaxSize": q["ns3_max_size"]}
-    if q["discipline"] in ("red", "ared"):
+    if q["discipline"] in RED_DISCIPLINES:
         attrs.update(
             MinTh=q["ns3_min_th"], MaxTh=q["ns3_max_th"], LInterm=q["ns3_linterm"], QW=q["weight"],
             Gentle=q["gentle"], Wait=q["wait"], MeanPktSize=q["mean_pktsize"], UseEcn=q["ecn"],
