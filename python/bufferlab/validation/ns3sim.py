@@ -310,6 +310,13 @@ def socket_attributes(tcp: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
             "receiver": {k: values[k] for k in _RECEIVER_ATTRS}}
 
 
+def _check_target_exceeds(qf: str, target: float, tx_s: float) -> None:
+    """A delay target must exceed one packet time: ns-3's queue disc measures delays that much short."""
+    if target <= tx_s:
+        raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the delay one packet time "
+                             f"({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+
+
 def adaptive_red_settings(q: Dict[str, Any], rate_bps: float, mean_pktsize: int) -> Dict[str, Any]:
     """An ``ared`` table's settings as ns-3's ``RedQueueDisc`` computes them with ``ARED = true``
     (``InitializeParams``): thresholds, weight and ``bottom`` where the table leaves them out, from the
@@ -534,9 +541,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         elif disc == "codel":
             target, interval = float(q["target"]), float(q["interval"])
             mtu = int(q["mtu"]) if q.get("mtu") is not None else int(mean_pkt)
-            if target <= tx_s:
-                raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the sojourn one packet "
-                                     f"time ({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+            _check_target_exceeds(qf, target, tx_s)
             qcfg.update(
                 target_s=target, interval_s=interval, mtu=mtu, ecn=bool(q["ecn"]),
                 # The engine drops only while more than `mtu` bytes wait behind the head; ns-3 while at
@@ -545,9 +550,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             )
         elif disc == "fq-codel":
             target, interval = float(q["target"]), float(q["interval"])
-            if target <= tx_s:
-                raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the sojourn one packet "
-                                     f"time ({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+            _check_target_exceeds(qf, target, tx_s)
             mtu = int(q["mtu"]) if q.get("mtu") is not None else int(mean_pkt)
             ce = q.get("ce_threshold")
             qcfg.update(
@@ -571,9 +574,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             if q.get("scale_by_size"):
                 raise BufferLabError(f"{qf}.scale_by_size: ns-3 scales by size only with byte limits")
             target = float(q["target"])
-            if target <= tx_s:
-                raise BufferLabError(f"{qf}.target: ns-3's queue disc measures the delay one packet "
-                                     f"time ({tx_s * 1e3:.3g} ms) short; the target must exceed it")
+            _check_target_exceeds(qf, target, tx_s)
             qcfg.update(
                 target_s=target, t_update_s=float(q["t_update"]), alpha=float(q["alpha"]),
                 beta=float(q["beta"]), max_burst_s=float(q["max_burst"]), ecn=bool(q["ecn"]),
