@@ -167,6 +167,18 @@ impl<C: CongestionControl> Sender<C> {
     pub fn controller(&self) -> &C {
         &self.cc
     }
+    /// The congestion state as the event trace names it (slow start and congestion avoidance are the
+    /// open phase below and above `ssthresh`).
+    pub fn cc_state(&self) -> crate::trace::CcState {
+        use crate::trace::CcState;
+        match self.phase {
+            Phase::Open if self.win.cwnd < self.win.ssthresh => CcState::SlowStart,
+            Phase::Open => CcState::CongestionAvoidance,
+            Phase::Cwr => CcState::Cwr,
+            Phase::FastRecovery => CcState::FastRecovery,
+            Phase::TimeoutRecovery => CcState::RtoRecovery,
+        }
+    }
     /// A finite flow whose every segment is acknowledged.
     pub fn is_complete(&self) -> bool {
         self.size != u32::MAX && self.snd_una >= self.size
