@@ -122,8 +122,7 @@ impl TraceConfig {
         if let Some(names) = &t.ports {
             check("trace.ports", !names.is_empty(), "a non-empty list of link names", "an empty list")?;
             for (i, n) in names.iter().enumerate() {
-                let p = net.route(std::slice::from_ref(n), &format!("trace.ports[{i}]"))?;
-                ports[p[0]] = true;
+                ports[link(net, n, &format!("trace.ports[{i}]"))?] = true;
             }
         }
         let start = t.start.map_or(0.0, |s| s.0);
@@ -148,7 +147,7 @@ impl TraceConfig {
             Some(path) => {
                 check("trace.pcap", !path.trim().is_empty(), "a file name", "an empty string")?;
                 let port = match &t.port {
-                    Some(n) => net.route(std::slice::from_ref(n), "trace.port")?[0],
+                    Some(n) => link(net, n, "trace.port")?,
                     None => 0,
                 };
                 let snaplen = t.snaplen.map_or(DEFAULT_SNAPLEN, |b| b.0);
@@ -199,4 +198,15 @@ fn flow_range(v: &Value, field: &str) -> Result<(u32, u32), ScenarioError> {
         }
     }
     err(field, format!("expected a flow number >= 0 or a range such as \"0-9\", got {v}"))
+}
+
+/// The port of the link named `name`.
+fn link(net: &Network, name: &str, field: &str) -> Result<usize, ScenarioError> {
+    match net.links.iter().position(|l| l.name == name) {
+        Some(p) => Ok(p),
+        None => {
+            let known: Vec<&str> = net.links.iter().map(|l| l.name.as_str()).collect();
+            err(field, format!("no link named {name:?} (links: {})", known.join(", ")))
+        }
+    }
 }
