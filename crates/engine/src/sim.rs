@@ -684,6 +684,13 @@ impl Simulation {
         port.queue.enqueue(pkt, now, &mut self.fx);
         if self.tracer.is_some() {
             self.trace_arrival(p, &pkt);
+            if self
+                .tracer
+                .as_ref()
+                .is_some_and(|t| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p && s.cfg.ingress))
+            {
+                self.capture_packet(&pkt);
+            }
         }
         let port = &mut self.ports[p];
         if port.in_service.is_none() {
@@ -714,8 +721,12 @@ impl Simulation {
             port.stats.departures += 1;
         }
         let arrival = self.now + port.delay;
-        if self.tracer.as_ref().is_some_and(|t| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p)) {
-            self.capture_departure(&pkt);
+        if self
+            .tracer
+            .as_ref()
+            .is_some_and(|t| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p && !s.cfg.ingress))
+        {
+            self.capture_packet(&pkt);
         }
         pkt.hop += 1;
         if pkt.hop < pkt.hops {
@@ -1149,8 +1160,8 @@ impl Simulation {
         }
     }
 
-    /// The pcap port ends the transmission of `pkt`.
-    fn capture_departure(&mut self, pkt: &Packet) {
+    /// The pcap port ends the transmission of `pkt` (egress), or `pkt` arrives at it (ingress).
+    fn capture_packet(&mut self, pkt: &Packet) {
         let what = match pkt.kind {
             Kind::Datagram => {
                 if self.tracer.as_ref().is_some_and(|t| t.cfg.flows.is_some()) {

@@ -202,6 +202,11 @@ impl Simulation {
         Ok(self.sim()?.end_trace().map(|r| serde_json::to_string(&r).expect("plain data")))
     }
 
+    /// The number of ports (links).
+    fn ports(&mut self) -> PyResult<usize> {
+        Ok(self.sim()?.config().network.links.len())
+    }
+
     /// Queueing delay (seconds) of port `port` at each quantile of `qs`, over the window so far.
     fn delay_quantiles(&mut self, port: usize, qs: Vec<f64>) -> PyResult<Vec<f64>> {
         let sim = self.sim()?;

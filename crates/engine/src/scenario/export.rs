@@ -134,6 +134,7 @@ fn trace_json(t: &crate::trace::TraceConfig, names: &[String]) -> Value {
             "snaplen": p.snaplen,
             "max_packets": p.max_packets,
             "max_bytes": p.max_bytes,
+            "side": if p.ingress { "ingress" } else { "egress" },
         })),
     })
 }

@@ -33,6 +33,9 @@ pub struct TraceTable {
     pub snaplen: Option<Bytes>,
     pub max_packets: Option<f64>,
     pub max_bytes: Option<Bytes>,
+    /// Which side of the port's queue the pcap sees: `"egress"` (packets the link transmits) or
+    /// `"ingress"` (packets arriving at the port, those it then drops included).
+    pub side: Option<String>,
 }
 
 /// Where and how the pcap is written.
@@ -45,6 +48,8 @@ pub struct PcapConfig {
     pub max_bytes: u64,
     pub start: Time,
     pub stop: Time,
+    /// Capture arrivals at the port (`side = "ingress"`) instead of its transmissions.
+    pub ingress: bool,
 }
 
 /// `[trace]` resolved.
@@ -142,6 +147,14 @@ impl TraceConfig {
         pcap_only("trace.snaplen", t.snaplen.is_some())?;
         pcap_only("trace.max_packets", t.max_packets.is_some())?;
         pcap_only("trace.max_bytes", t.max_bytes.is_some())?;
+        pcap_only("trace.side", t.side.is_some())?;
+        let ingress = match t.side.as_deref() {
+            None | Some("egress") => false,
+            Some("ingress") => true,
+            Some(other) => {
+                return err("trace.side", format!("expected \"egress\" or \"ingress\", got {other:?}"))
+            }
+        };
         let pcap = match &t.pcap {
             None => None,
             Some(path) => {
@@ -164,6 +177,7 @@ impl TraceConfig {
                     max_bytes: max_bytes as u64,
                     start: from_secs(start),
                     stop: from_secs(stop),
+                    ingress,
                 })
             }
         };
