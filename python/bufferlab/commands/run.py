@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from bufferlab.cli import EXIT_BROKEN_PIPE, silence_stdout
@@ -129,6 +130,11 @@ def _scenario_for(args: argparse.Namespace) -> Any:
     if args.pcap is not None:
         if not str(args.pcap).strip():
             raise BufferLabError("--pcap: empty path; give the file to write the packet trace into")
+        try:
+            Path(args.pcap).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BufferLabError(f"--pcap: cannot create the directory of {args.pcap}: "
+                                 f"{exc.strerror or exc}") from None
         table = spec.get("trace")
         spec["trace"] = {**(table if isinstance(table, dict) else {}), "pcap": str(args.pcap)}
     if args.report or args.plot:
