@@ -524,7 +524,7 @@ impl Simulation {
 
     /// Put the packets the sender emitted at its time `at` on its access link, and keep its timer scheduled.
     fn send_out(&mut self, f: usize, at: Time) {
-        if let Some(tr) = self.tracer.as_deref_mut() {
+        if let Some(tr) = self.tracer.as_deref_mut().filter(|t| t.records_senders()) {
             trace_sender(tr, &self.flows[f], f, at, &self.out, None);
         }
         let flow = &mut self.flows[f];
@@ -597,13 +597,13 @@ impl Simulation {
                 break;
             }
             flow.sender.on_timer(deadline, &grp.tcp, out);
-            if let Some(tr) = tracer.as_deref_mut() {
+            if let Some(tr) = tracer.as_deref_mut().filter(|t| t.records_senders()) {
                 trace_sender(tr, flow, f, deadline, out, None);
             }
             flow.launch(out, events, hops, f as u32, deadline);
         }
         flow.sender.on_ack(&ack, at, &grp.tcp, out);
-        if let Some(tr) = tracer.as_deref_mut() {
+        if let Some(tr) = tracer.as_deref_mut().filter(|t| t.records_senders()) {
             trace_sender(tr, flow, f, at, out, Some(&ack));
         }
         flow.launch(out, events, hops, f as u32, at);
@@ -682,35 +682,24 @@ impl Simulation {
             port.stats.arrivals += 1;
         }
         port.queue.enqueue(pkt, now, &mut self.fx);
-        if self.tracer.is_some() {
-            self.trace_arrival(p, &pkt);
-            if self
-                .tracer
-                .as_ref()
-                .is_some_and(|t| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p && s.cfg.ingress))
-            {
-                self.capture_packet(&pkt);
-            }
-        }
-        let port = &mut self.ports[p];
-        if port.in_service.is_none() {
+        let idle = port.in_service.is_none();
+        if idle {
             port.start_service(now, p, &mut self.fx, &mut self.events);
-            if self.tracer.is_some() {
-                self.trace_dequeue(p);
-            }
         }
-        let port = &mut self.ports[p];
         port.stats.queue_changed(now, port.queue.len());
         port.sync_timer(now, p, &mut self.events);
+        if self.tracer.is_some() {
+            self.trace_arrival(p, &pkt, idle);
+        }
         self.apply_queue_effects(p);
     }
 
     fn start_service(&mut self, p: usize) {
         self.ports[p].start_service(self.now, p, &mut self.fx, &mut self.events);
+        self.apply_queue_effects(p);
         if self.tracer.is_some() {
             self.trace_dequeue(p);
         }
-        self.apply_queue_effects(p);
     }
 
     fn tx_done(&mut self, p: usize) {
@@ -721,12 +710,8 @@ impl Simulation {
             port.stats.departures += 1;
         }
         let arrival = self.now + port.delay;
-        if self
-            .tracer
-            .as_ref()
-            .is_some_and(|t| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p && !s.cfg.ingress))
-        {
-            self.capture_packet(&pkt);
+        if self.tracer.is_some() {
+            self.capture_at(p, &pkt, false);
         }
         pkt.hop += 1;
         if pkt.hop < pkt.hops {
@@ -739,13 +724,12 @@ impl Simulation {
         let now = self.now;
         let port = &mut self.ports[p];
         port.start_service(now, p, &mut self.fx, &mut self.events);
-        if self.tracer.is_some() {
-            self.trace_dequeue(p);
-        }
-        let port = &mut self.ports[p];
         port.stats.queue_changed(now, port.queue.len());
         port.sync_timer(now, p, &mut self.events);
         self.apply_queue_effects(p);
+        if self.tracer.is_some() {
+            self.trace_dequeue(p);
+        }
     }
 
     /// The packet reaches the end of its route at `at`.
@@ -1101,25 +1085,41 @@ impl Simulation {
         }
     }
 
-    /// An arrival at port `p`: an enqueue record unless the discipline refused it.
-    fn trace_arrival(&mut self, p: usize, pkt: &Packet) {
+    /// An arrival at port `p` (its pcap capture on the ingress side): an enqueue record unless the
+    /// discipline refused it, and a dequeue record if the link was `idle` and took a packet at once.
+    #[cold]
+    #[inline(never)]
+    fn trace_arrival(&mut self, p: usize, pkt: &Packet, idle: bool) {
+        self.capture_at(p, pkt, true);
+        let queue_events = self.tracer.as_deref().is_some_and(|t| {
+            (t.records(EventKind::Enqueue) || t.records(EventKind::Dequeue)) && t.cfg.port_ok(p)
+        });
+        if !queue_events {
+            return;
+        }
+        let served = idle && self.ports[p].in_service.is_some();
         let refused = self.fx.drops.iter().any(|(d, _, stage)| {
             *stage == crate::queue::Stage::BeforeEnqueue
                 && (d.flow, d.seq, d.kind, d.retransmit) == (pkt.flow, pkt.seq, pkt.kind, pkt.retransmit)
         });
-        if refused {
-            return;
+        if !refused {
+            let group = self.group_of(pkt);
+            let queue = self.ports[p].queue.len() + served as usize;
+            let mut pkt = *pkt;
+            pkt.enqueued_at = self.now;
+            if let Some(tr) = self.tracer.as_deref_mut() {
+                let e = PortEvent { port: p, pkt: &pkt, group, queue };
+                tr.port_event(self.now, EventKind::Enqueue, e, None);
+            }
         }
-        let group = self.group_of(pkt);
-        let queue = self.ports[p].queue.len();
-        let mut pkt = *pkt;
-        pkt.enqueued_at = self.now;
-        if let Some(tr) = self.tracer.as_deref_mut() {
-            tr.port_event(self.now, EventKind::Enqueue, PortEvent { port: p, pkt: &pkt, group, queue }, None);
+        if served {
+            self.trace_dequeue(p);
         }
     }
 
     /// Port `p` may just have taken a packet into service.
+    #[cold]
+    #[inline(never)]
     fn trace_dequeue(&mut self, p: usize) {
         let Some(pkt) = self.ports[p].in_service else { return };
         let group = self.group_of(&pkt);
@@ -1130,6 +1130,8 @@ impl Simulation {
     }
 
     /// Drops and marks at port `p`, before they are counted.
+    #[cold]
+    #[inline(never)]
     fn trace_queue_effects(&mut self, p: usize) {
         let Simulation { tracer, fx, flows, ports, now, .. } = self;
         let Some(tr) = tracer.as_deref_mut() else { return };
@@ -1157,6 +1159,17 @@ impl Simulation {
             packet_size: grp.tcp.packet_size,
             payload: grp.tcp.payload,
             ack_size: grp.ack_size,
+        }
+    }
+
+    /// `pkt` arrives at port `p` (`ingress`) or `p` ends its transmission: a pcap capture if `p` is the
+    /// pcap's port on that side.
+    #[cold]
+    #[inline(never)]
+    fn capture_at(&mut self, p: usize, pkt: &Packet, ingress: bool) {
+        let here = |t: &Tracer| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p && s.cfg.ingress == ingress);
+        if self.tracer.as_deref().is_some_and(here) {
+            self.capture_packet(pkt);
         }
     }
 
@@ -1194,6 +1207,8 @@ impl Simulation {
 
     /// An ACK of flow `f` sent at `at` over the uncongested path: captured when it passes the pcap port's
     /// router on its way back (having crossed that link and those after it on the data route).
+    #[cold]
+    #[inline(never)]
     fn capture_returning_ack(&mut self, f: usize, ack: &Ack, at: Time) {
         let Some(tr) = self.tracer.as_deref() else { return };
         let Some(port) = tr.pcap.as_ref().map(|s| s.cfg.port) else { return };
@@ -1374,6 +1389,8 @@ fn exponential_gap(rng: &mut Rng, rate: f64) -> Time {
 
 /// Flow `f`'s sender events at its time `at`: the ACK it just processed (if any), a timeout it just took,
 /// a change of congestion state, and the packets it emitted (`out`).
+#[cold]
+#[inline(never)]
 fn trace_sender(tr: &mut Tracer, flow: &Flow, f: usize, at: Time, out: &[Packet], ack: Option<&Ack>) {
     let s = &flow.sender;
     let view = SenderView {

@@ -189,6 +189,16 @@ impl Tracer {
         self.cfg.in_window(t) && self.cfg.flow_ok(flow)
     }
 
+    /// Whether any sender event (send, ack, timeout, state) is recorded.
+    #[inline]
+    pub fn records_senders(&self) -> bool {
+        const SENDER: u16 = 1 << EventKind::Send as u8
+            | 1 << EventKind::Ack as u8
+            | 1 << EventKind::Timeout as u8
+            | 1 << EventKind::State as u8;
+        self.cfg.events && self.cfg.kinds & SENDER != 0
+    }
+
     /// Whether events of `kind` are recorded at all.
     #[inline]
     pub fn records(&self, kind: EventKind) -> bool {
