@@ -167,3 +167,20 @@ fn bad_trace_tables_name_the_field() {
     let e = config_from_json(&scenario(r#", "trace": {"events": true, "max_events": 1e10}"#)).unwrap_err();
     assert_eq!(e.field, "trace.max_events", "the cap's memory counts in the estimate: {e}");
 }
+
+#[test]
+fn an_unfinished_run_leaves_no_pcap() {
+    let path = tmp("dropped.pcap");
+    let mut sim =
+        Simulation::new(config_from_json(&scenario(&format!(r#", "trace": {{"pcap": "{path}"}}"#))).unwrap())
+            .unwrap();
+    sim.run_until(1_000_000_000_000);
+    assert!(std::path::Path::new(&format!("{path}.part")).exists(), "written as it runs");
+    drop(sim);
+    assert!(!std::path::Path::new(&format!("{path}.part")).exists() && !std::path::Path::new(&path).exists());
+    let e = config_from_json(&scenario(r#", "trace": {"pcap": "/nonexistent-dir/x.pcap"}"#))
+        .and_then(Simulation::new)
+        .err()
+        .unwrap();
+    assert_eq!(e.field, "trace.pcap", "{e}");
+}

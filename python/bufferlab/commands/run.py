@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from bufferlab.cli import EXIT_BROKEN_PIPE, silence_stdout
-from bufferlab.errors import BufferLabError
+from bufferlab.errors import BufferLabError, OutputError
 from bufferlab.jsonout import dumps
 from bufferlab.output import OutputDir
 from bufferlab.simulate import Interrupted, Results, apply_overrides, examples, load_scenario, run
@@ -200,7 +200,7 @@ def handle(args: argparse.Namespace) -> int:
         written_any += [str(f) for fig in figures for f in fig.files]
     if results.trace.get("pcap"):
         if results.trace.get("pcap_error"):
-            raise BufferLabError(f"--pcap: {results.trace['pcap_error']}")
+            raise OutputError(f"--pcap: {results.trace['pcap_error']}")
         written_any.append(str(results.trace["pcap"]))
     if written_any and not args.json and not stdout_closed:
         print("wrote " + ", ".join(written_any))
