@@ -115,6 +115,8 @@ def test_bad_trace_fields_are_named(lossy: Path, capsys) -> None:
     assert "trace.kinds[0]" in capsys.readouterr().err
     assert main(["run", str(lossy), "--pcap", "x.pcap", "--set", 'trace.port="nowhere"']) == 2
     assert "trace.port: no link named" in capsys.readouterr().err
+    with pytest.raises(bufferlab.BufferLabError, match="^trace: expected a table"):
+        bufferlab.run(lossy, trace=["events"])  # type: ignore[arg-type]
     assert main(["run", str(lossy), "--report"]) == 2
     assert "--report: only with --out" in capsys.readouterr().err
 

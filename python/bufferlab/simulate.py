@@ -437,6 +437,8 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     from bufferlab import _engine
 
     spec = apply_overrides(load_scenario(scenario), overrides)
+    if trace is not None and not isinstance(trace, Mapping):
+        raise BufferLabError(f"trace: expected a table of [trace] fields, got {_describe(trace)}")
     if trace:
         table = spec.get("trace")
         spec["trace"] = {**(table if isinstance(table, dict) else {}), **trace}
