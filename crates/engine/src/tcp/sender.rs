@@ -34,8 +34,10 @@
 //!   packet. Retransmissions are Not-ECT (§6.1.5). With `tcp.ecn_response = "per-signal"` every such ACK
 //!   reduces, in the CWR period too (the receiver then echoes each mark once; see [`EcnResponse`]).
 //!
-//! RTT samples come from every ACK that acknowledges new data whose newest acknowledged segment was never
-//! retransmitted (Karn), as with the timestamp option.
+//! RTT samples (RFC 6298 §3, Karn) come from every ACK that acknowledges new data, measured from the send
+//! time of the oldest segment it acknowledges, and none when that segment was ever retransmitted: ns-3's
+//! `RttHistory` without timestamps. (Timing the newest would count the wait behind a repaired hole, up to
+//! a backed-off RTO, as path delay, and lock a flow out behind an ever longer timer.)
 
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
@@ -608,6 +610,34 @@ mod tests {
         s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(1, true), (2, true)]);
         assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
+    }
+
+    #[test]
+    fn no_rtt_sample_when_the_oldest_acknowledged_segment_was_retransmitted() {
+        // Segment 0 lost, 1..=9 SACKed: the ACK that fills the hole after 5 s acknowledges segments sent
+        // at 0 and never resent, but the wait is the hole's, not the path's (RFC 6298 §3, Karn).
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        for k in 2..=4 {
+            s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1), &c, &mut out);
+        }
+        assert_eq!(s.stats.fast_recoveries, 1);
+        s.on_ack(&ack(10, &[]), from_secs(5.0), &c, &mut out);
+        assert_eq!(s.srtt(), None, "a sample of 5 s would lock the flow behind a backed-off timer");
+    }
+
+    #[test]
+    fn rtt_sample_from_the_oldest_acknowledged_segment() {
+        // As ns-3's RttHistory and the timestamp option with a cumulative ACK (RFC 7323 §4.3).
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out); // sample 0.1; 10 and 11 leave at 0.1
+        s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out); // oldest (1) left at 0: sample 0.3
+        assert!((s.srtt().unwrap() - (0.875 * 0.1 + 0.125 * 0.3)).abs() < 1e-9);
     }
 
     #[test]
