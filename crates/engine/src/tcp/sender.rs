@@ -21,7 +21,8 @@
 //!   retransmitted (rule 3). Partial ACKs keep recovery going; a full ACK ends it with `cwnd = ssthresh`.
 //! - **Without SACK** (RFC 6582 NewReno): retransmit the first segment, `cwnd = ssthresh + dupthresh`, inflate by
 //!   one per further duplicate ACK; a partial ACK retransmits the next hole and deflates by the amount acked
-//!   minus one; a full ACK sets `cwnd = ssthresh`.
+//!   minus one; a full ACK sets `cwnd = min(ssthresh, FlightSize + 1)` (step 6 option 1), or `ssthresh`
+//!   with `tcp.full_ack = "ssthresh"` (option 2; see [`FullAck`]).
 //! - **Timeout** (RFC 6298, RFC 5681): `ssthresh` from the controller, `cwnd` = the loss window, every
 //!   unSACKed outstanding segment is marked lost and resent in order under `pipe < cwnd` (SACK information is
 //!   kept, as ns-3 does), the timer backs off.
@@ -42,7 +43,7 @@
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{BackoffEnd, EcnResponse, InFlight, Pacing, TcpConfig};
+use super::{BackoffEnd, EcnResponse, FullAck, InFlight, Pacing, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
 use crate::timer::Timer;
@@ -255,7 +256,10 @@ impl<C: CongestionControl> Sender<C> {
             Phase::Cwr => {}
             Phase::FastRecovery if self.snd_una >= recover => {
                 self.phase = Phase::Open;
-                self.win.cwnd = self.win.ssthresh;
+                self.win.cwnd = match cfg.full_ack {
+                    FullAck::Flight if !cfg.sack => self.win.ssthresh.min(self.flight().max(1) as f64 + 1.0),
+                    _ => self.win.ssthresh,
+                };
                 self.recovery_end(now, cfg);
             }
             Phase::FastRecovery => {
@@ -506,6 +510,8 @@ mod tests {
             limited_transmit: false,
             ssthresh_from: InFlight::FlightSize,
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
+            full_ack: FullAck::Flight,
+            overhead: 0,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
             pacing: Pacing::Off,
@@ -565,9 +571,27 @@ mod tests {
         s.on_ack(&ack(5, &[]), from_secs(0.2), &c, &mut out);
         assert_eq!(seqs(&mut out)[0], (5, true));
         assert_eq!(s.cwnd(), 8.0);
-        // Full ACK beyond the recovery point (10): cwnd = ssthresh.
+        // Full ACK beyond the recovery point (10) with segment 12 outstanding: cwnd = min(ssthresh 5, 1 + 1)
+        // = 2, so one new segment leaves, not four (RFC 6582 §3.2 step 6, option 1).
         s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out);
+        assert_eq!(s.cwnd(), 2.0);
+        assert_eq!(seqs(&mut out), vec![(13, false)]);
+    }
+
+    #[test]
+    fn newreno_full_ack_to_ssthresh_releases_the_whole_window() {
+        let mut c = cfg(false, false);
+        c.full_ack = FullAck::Ssthresh;
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        for k in 0..3 {
+            s.on_ack(&ack(0, &[]), from_secs(0.1) + k, &c, &mut out);
+        }
+        out.clear();
+        s.on_ack(&ack(10, &[]), from_secs(0.2), &c, &mut out);
         assert_eq!(s.cwnd(), 5.0);
+        assert_eq!(out.len(), 5, "option (2): the whole of ssthresh at once");
     }
 
     #[test]
