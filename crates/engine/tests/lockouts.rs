@@ -63,3 +63,21 @@ fn newreno_without_sack_shares_a_thirteen_packet_buffer() {
     let least = r.flows.iter().map(|f| f.goodput_bps).fold(f64::MAX, f64::min);
     assert!(least < 0.01 * r.summary.goodput_bps, "{least}");
 }
+
+#[test]
+fn overhead_holds_each_packet_at_its_sender() {
+    // One window-limited flow (20 packets, 100 ms): packets held up to 20 ms each, in order, stretch the
+    // round trip by the mean hold (10 ms) and a little more for the order kept.
+    let run = |overhead: &str| {
+        run_json(&format!(
+            r#"{{"seed": 3, "duration": "20s", "warmup": "2s",
+                "bottleneck": {{"rate": "100Mbps", "delay": "5ms", "queue": {{"discipline": "droptail", "limit": 100}}}},
+                "flows": {{"count": 1, "rtt": "100ms"}}, "tcp": {{"max_window": 20, "overhead": "{overhead}"}}}}"#
+        ))
+        .unwrap()
+    };
+    let plain = run("0s").flows[0].srtt_s.unwrap();
+    let held = run("20ms").flows[0].srtt_s.unwrap();
+    assert!((plain - 0.1001).abs() < 1e-3, "{plain}");
+    assert!(held - plain > 0.010 && held - plain < 0.016, "{plain} {held}");
+}
