@@ -1215,7 +1215,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
             srt.AddNetworkRouteTo(ns.Ipv4Address(f"10.{1 + g}.0.0"), ns.Ipv4Mask("255.255.0.0"), via, iface)
     ns.TrafficControlHelper().Uninstall(other_devs)
     # tcp.overhead: a jitter queue disc on each sender's access device, one random stream per flow.
-    for g, grp in enumerate(groups):
+    for grp in groups:
         most = grp["tcp"]["overhead_s"]
         for j in range(grp["flows"]["count"] if most > 0 else 0):
             i = grp["flows"]["first"] + j
