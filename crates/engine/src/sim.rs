@@ -61,6 +61,9 @@ struct Flow {
     access_free_at: Time,
     access_serialization: Time,
     access_delay: Time,
+    /// `tcp.overhead` and its stream: each packet waits a uniform random time in [0, overhead) before it
+    /// starts on the access link (`None`: no wait).
+    overhead: Option<(Time, Rng)>,
     /// The receiver's clock lead: the last data link's delay.
     rx_shift: Time,
     /// The first port of its route.
@@ -123,7 +126,11 @@ impl Flow {
     fn launch(&mut self, out: &mut Vec<Packet>, events: &mut EventQueue, hops: u8, f: u32, at: Time) {
         for mut pkt in out.drain(..) {
             pkt.hops = hops;
-            let done = at.max(self.access_free_at) + self.access_serialization;
+            let ready = match &mut self.overhead {
+                None => at,
+                Some((most, rng)) => at + (*most as f64 * rng.uniform()) as Time,
+            };
+            let done = ready.max(self.access_free_at) + self.access_serialization;
             self.access_free_at = done;
             self.in_network += 1;
             let arrival = done + self.access_delay;
@@ -438,6 +445,9 @@ impl Simulation {
             access_free_at: 0,
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
             access_delay: fc.access_delay,
+            overhead: (grp.tcp.overhead > 0).then(|| {
+                (grp.tcp.overhead, Rng::new(self.cfg.seed, stream::overhead(g, self.groups[g].built - 1)))
+            }),
             rx_shift: self.ports[last].delay,
             first_port: grp.route[0] as u32,
             ack_delay,

@@ -51,6 +51,8 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "limited_transmit": t.limited_transmit,
             "ssthresh_from": match t.ssthresh_from { crate::tcp::InFlight::FlightSize => "flight", crate::tcp::InFlight::Pipe => "pipe" },
             "rto_backoff": match t.backoff_end { crate::tcp::BackoffEnd::ValidSample => "until-sample", crate::tcp::BackoffEnd::NewAck => "new-ack" },
+            "full_ack": match t.full_ack { crate::tcp::FullAck::Flight => "flight", crate::tcp::FullAck::Ssthresh => "ssthresh" },
+            "overhead": to_secs(t.overhead),
             "pacing": t.pacing.name(),
         },
         "flows": g.flows.iter().map(|f| json!({
