@@ -661,8 +661,9 @@ def test_ns3_two_way_with_queued_acks_and_group_settings():
     # Two links in opposite directions, each group's ACKs queued behind the other's data; the westbound
     # receivers delay their ACKs. Both links run nearly full and carry their ACKs as well.
     sc = two_way(duration="6s", warmup="2s")
+    for grp in sc["flows"]:
+        grp["start"] = {"uniform": ["0s", "1s"]}
     r = ns3sim.run_ns3(sc)
-    eng = bufferlab.run(sc, progress=False)
     ports = {p["name"]: p for p in r["ports"]}
     assert set(ports) == {"east", "west"}
     window = 4.0
@@ -679,10 +680,18 @@ def test_ns3_two_way_with_queued_acks_and_group_settings():
     assert rb["eastbound"]["receiver"]["DelAckCount"] == "1"
     assert [g["name"] for g in r["groups"]] == ["eastbound", "westbound"]
     assert 0 < r["groups"][0]["jain_index"] <= 1 and len(r["flows"]) == 4
-    # Roughly where the engine is, a few seconds after the start (the matrix's v15 holds the tolerances
-    # over ten seeds).
-    for p in eng.ports.to_dict(orient="records"):
-        assert abs(p["utilization"] - ports[p["name"]]["utilization"]) < 0.15, p["name"]
+    # Roughly where the engine is, a few seconds after the start, as means over three seeds: a single
+    # run's utilization moves by up to 0.1 with the start times (phase effects; ns3-mapping.md, item 19),
+    # and the matrix's v15 holds the tolerances over ten seeds.
+    def mean_util(runs):
+        return {name: sum(p["utilization"] for run in runs for p in run if p["name"] == name) / len(runs)
+                for name in ("east", "west")}
+    seeds = [{**sc, "seed": seed} for seed in (1, 2, 3)]
+    ns3_runs = [r["ports"]] + [ns3sim.run_ns3(s)["ports"] for s in seeds[1:]]
+    eng_runs = [bufferlab.run(s, progress=False).ports.to_dict(orient="records") for s in seeds]
+    ns3_mean, eng_mean = mean_util(ns3_runs), mean_util(eng_runs)
+    for name in ("east", "west"):
+        assert abs(eng_mean[name] - ns3_mean[name]) < 0.08, (name, eng_mean, ns3_mean)
 
 
 def test_ns3_codel_with_paced_cubic_and_pie():
