@@ -449,8 +449,8 @@ def compare_replicated(
     comps: List[Comparison] = []
 
     def run_more(count: int) -> None:
-        comps.extend(compare_scenario({**scenario, "seed": seed + len(comps) + k}, **kwargs)
-                     for k in range(count))
+        first_new = seed + len(comps)
+        comps.extend([compare_scenario({**scenario, "seed": first_new + k}, **kwargs) for k in range(count)])
 
     run_more(replications)
     first = comps[0]
