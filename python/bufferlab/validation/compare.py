@@ -587,9 +587,9 @@ def _interval(r: Row) -> str:
 
 
 def _band(r: Row) -> str:
-    if r.tolerance == "-" or math.isnan(r.band):
+    if "rel" not in r.tolerance or math.isnan(r.band):
         return r.tolerance
-    return r.tolerance if r.tolerance.endswith("abs") else f"{r.tolerance} (±{_fmt(r.band)})"
+    return f"{r.tolerance} (±{_fmt(r.band)})"
 
 
 def table_markdown(comp: Comparison) -> str:
