@@ -260,3 +260,35 @@ def test_validate_exits_1_on_inconclusive_and_reports_intervals(monkeypatch, tmp
     bad = argparse.Namespace(**{**vars(args), "max_replications": None, "time_budget": -1.0})
     with pytest.raises(BufferLabError, match="--time-budget must be a positive number of seconds"):
         cli.handler(bad)
+
+
+def test_matrix_covers_the_buffer_sizing_regimes():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "validation" / "scenarios"
+    seen = []
+    for f in sorted(root.glob("*.toml")):
+        cfg = ns3sim.translate(ns3sim.load(f))
+        link = cfg["links"][0]
+        rtts = [r for g in cfg["groups"] for r in g["flows"]["rtt_s"]]
+        bdp = link["rate_bps"] * sum(rtts) / len(rtts) / 8.0 / cfg["tcp"]["wire_size"]
+        seen.append({
+            "flows": cfg["flows_total"], "disc": link["queue"]["discipline"],
+            "spread": max(rtts) / min(rtts), "buffer_bdp": link["limit_pkts"] / bdp,
+            "sizes": {g["tcp"]["packet_size"] for g in cfg["groups"]},
+            "min_rto": {g["tcp"]["min_rto_s"] for g in cfg["groups"]},
+            "slow_access": max(a for g in cfg["groups"] for a in g["flows"]["access_rate_bps"])
+            < link["rate_bps"],
+        })
+    # RTT spreads of 10:1 and more under DropTail and RED.
+    assert any(s["spread"] >= 10 and s["disc"] == "droptail" for s in seen)
+    assert any(s["spread"] >= 10 and s["disc"] == "red" for s in seen)
+    # Buffers of 1-5 % of the BDP with 5, 40 and 400 flows; above 2 BDP.
+    for n in (5, 40, 400):
+        assert any(s["flows"] == n and 0.009 <= s["buffer_bdp"] <= 0.052 for s in seen), n  # v28: 16 of 312.5
+    assert any(s["buffer_bdp"] > 2.5 for s in seen)
+    # Minimum RTOs of 200 ms and 1 s at the same tiny buffer; packet sizes other than 1000 B; slow access.
+    tiny = [s for s in seen if s["flows"] == 40 and s["buffer_bdp"] < 0.05]
+    assert {0.2, 1.0} <= set().union(*(s["min_rto"] for s in tiny))
+    assert {576, 1500} <= set().union(*(s["sizes"] for s in seen))
+    assert any(s["slow_access"] and s["buffer_bdp"] < 0.05 for s in seen)
