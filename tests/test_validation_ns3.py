@@ -681,7 +681,7 @@ def test_ns3_two_way_with_queued_acks_and_group_settings():
     assert [g["name"] for g in r["groups"]] == ["eastbound", "westbound"]
     assert 0 < r["groups"][0]["jain_index"] <= 1 and len(r["flows"]) == 4
     # Roughly where the engine is, a few seconds after the start, as means over three seeds: a single
-    # run's utilization moves by up to 0.1 with the start times (phase effects; ns3-mapping.md, item 19),
+    # run's utilization moves by up to 0.1 with the start times (phase effects; ns3-mapping.md, item 23),
     # and the matrix's v15 holds the tolerances over ten seeds.
     def mean_util(runs):
         return {name: sum(p["utilization"] for run in runs for p in run if p["name"] == name) / len(runs)

@@ -1,7 +1,8 @@
 """`bufferlab validate [SCENARIO ...] [--quick] [--out docs/validation] [--ns3-only]`.
 
 Runs each scenario in BufferLab and in ns-3, writes ``<out>/report.md`` (tables, figures, speed) plus
-``<out>/results/<name>.json``, and exits 1 if any verdict fails, 2 if ns-3 (or the engine) is missing.
+``<out>/results/<name>.json``, and exits 1 if any verdict fails or stays inconclusive at the replication
+cap, 2 if ns-3 (or the engine) is missing.
 Without SCENARIO arguments it runs every ``validation/scenarios/*.toml`` (``--quick``: the ones listed in
 ``validation/quick.txt``).
 """
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
+import math
 import platform
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
+from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import compare, ns3sim
 
@@ -47,6 +49,12 @@ def register(subparsers: Any) -> None:
                    f"{FEW_FLOWS_REPLICATIONS} below {MANY_FLOWS} flows, where phase effects make single runs "
                    f"noisy, {GROUPS_REPLICATIONS} there with several flow groups, "
                    f"{MANY_FLOWS_REPLICATIONS} from {MANY_FLOWS} flows on)")
+    p.add_argument("--max-replications", type=int, default=None, metavar="N",
+                   help="cap on seeds per scenario while a verdict is inconclusive (default: "
+                   f"{compare.CAP_FACTOR} times the initial count)")
+    p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+                   help="start no further batch of seeds once a scenario has run this long (default: none; "
+                   "verdicts then no longer depend on the seeds alone)")
     p.add_argument("--isolate", action="store_true",
                    help="run each ns-3 simulation in a fresh interpreter (adds ~10 s per scenario)")
     p.set_defaults(func=handler)
@@ -94,6 +102,11 @@ def replications_for(flows: int, requested: int | None, groups: int = 1) -> int:
 
 def handler(args: argparse.Namespace) -> int:
     paths = scenario_paths(args.scenarios, args.quick)
+    max_reps, budget = getattr(args, "max_replications", None), getattr(args, "time_budget", None)
+    if max_reps is not None:
+        compare.replication_cap(1, max_reps)  # validates it
+    if budget is not None and not (math.isfinite(budget) and budget > 0):
+        raise BufferLabError(f"--time-budget must be a positive number of seconds (got {budget})")
     scenarios = [ns3sim.load(p) for p in paths]
     if not ns3sim.ns3_available():
         print("bufferlab validate: ns-3 is not installed, nothing was compared. "
@@ -108,8 +121,11 @@ def handler(args: argparse.Namespace) -> int:
         print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
         flows, groups = flow_count(sc)
         try:
-            comp = compare.compare_replicated(sc, replications_for(flows, args.replications, groups),
-                                              ns3_only=args.ns3_only, isolate=args.isolate)
+            comp = compare.compare_replicated(
+                sc, replications_for(flows, args.replications, groups), max_replications=max_reps,
+                time_budget_s=budget, ns3_only=args.ns3_only, isolate=args.isolate,
+                log=lambda msg, name=sc["name"]: print(f"[validate] {name}: {msg}", file=sys.stderr,
+                                                       flush=True))
         except ns3sim.Ns3Unavailable as exc:
             print(f"bufferlab validate: {exc}", file=sys.stderr)
             return 2
@@ -117,28 +133,31 @@ def handler(args: argparse.Namespace) -> int:
         _save_json(out / "results" / f"{comp.name}.json", comp)
         compare.plot_queue(comp, out / "figures" / f"{comp.name}-queue.png")
         compare.plot_goodput(comp, out / "figures" / f"{comp.name}-goodput.png")
-        print(f"[validate] {comp.name}: {comp.verdict}" + (
+        print(f"[validate] {comp.name}: {comp.verdict} ({comp.replications} replications)" + (
             f" (ns-3 {comp.ns3_wall_s:.1f} s)" if comp.ns3_wall_s else ""), file=sys.stderr, flush=True)
     report = write_report(comps, out, ns3_only=args.ns3_only)
     print(f"report: {report}")
     failed = [c.name for c in comps if c.verdict == "fail"]
+    undecided = [c.name for c in comps if c.verdict == "inconclusive"]
     skipped = [c.name for c in comps if c.verdict == "skipped"]
     if skipped:
         print(f"skipped (not expressible in ns-3): {', '.join(skipped)}", file=sys.stderr)
+    if undecided:
+        print(f"INCONCLUSIVE at the replication cap (not a pass): {', '.join(undecided)}", file=sys.stderr)
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if failed or undecided else 0
 
 
 def _save_json(path: Path, comp: compare.Comparison) -> None:
     data = {
         "name": comp.name, "verdict": comp.verdict, "skipped": comp.skipped, "notes": comp.notes,
+        "replications": comp.replications,
         "rows": [r.__dict__ for r in comp.rows], "engine_wall_s": comp.engine_wall_s,
         "ns3_wall_s": comp.ns3_wall_s, "engine": comp.engine,
         "ns3": {k: v for k, v in (comp.ns3 or {}).items() if k not in ("queue_series",)},
     }
-    path.write_text(json.dumps(data, indent=1, default=float))
+    path.write_text(jsonout.dumps(data, indent=1, default=float))
 
 
 def _rate(bps: float) -> str:
@@ -204,15 +223,24 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         "Tolerances: utilization ±2 percentage points; loss rate (and ECN mark rate) ±25 % relative, or "
         "±0.002 absolute when both are below 1 %; mean queue ±15 %; Jain's index ±0.03; with several "
         "groups, each group's share of the total goodput ±0.03 absolute. With several links every link has "
-        "its own rows (`link: metric`) under the same rules. ns-3 is the reference for relative tolerances. "
-        "How each scenario field maps onto ns-3, and the semantic differences, are in "
-        "[ns3-mapping.md](ns3-mapping.md).",
+        "its own rows (`link: metric`) under the same rules; with RTTs spread by 2:1 or more, the "
+        "RTT-unfairness exponent k (goodput ∝ RTT^-k, fitted per run) ±0.1 absolute. ns-3's mean is the "
+        "reference for relative tolerances. How each scenario field maps onto ns-3, and the semantic "
+        "differences, are in [ns3-mapping.md](ns3-mapping.md).",
+        "",
+        "Verdicts: each metric's means over the replications (seeds `seed`, `seed`+1, ... in both "
+        "simulators), the difference BufferLab − ns-3 and its 95 % confidence interval (Welch's t, "
+        "Welch–Satterthwaite degrees of freedom). **pass**: the interval lies inside the tolerance band; "
+        "**fail**: entirely outside; **inconclusive**: it straddles an edge, and `validate` ran more seeds "
+        f"(batches of half the initial count, up to {compare.CAP_FACTOR}× it unless `--max-replications` "
+        "says otherwise); inconclusive at the cap does not pass. `runs` is the number of replications "
+        "behind each mean.",
         "",
         "## Summary",
         "",
-        "| scenario | flows | verdict | BufferLab wall, all seeds (s) | ns-3 wall, all seeds (s) "
-        "| ns-3 events per run | ratio |",
-        "|---|---|---|---|---|---|---|",
+        "| scenario | flows | verdict | replications | BufferLab wall, all seeds (s) "
+        "| ns-3 wall, all seeds (s) | ns-3 events per run | ratio |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for c in comps:
         n = c.flow_count if c.flow_count is not None else "?"
@@ -222,7 +250,7 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         nw = f"{c.ns3_wall_s:.1f}" if c.ns3_wall_s else "-"
         rt = f"{ratio:.0f}x" if ratio else "-"
         lines.append(
-            f"| [{c.name}](#{c.name}) | {n} | {c.verdict} | {ew} | {nw} | "
+            f"| [{c.name}](#{c.name}) | {n} | {c.verdict} | {c.replications} | {ew} | {nw} | "
             f"{_count(ev)} | {rt} |"
         )
     lines.append("")

@@ -1,13 +1,18 @@
 """Run one scenario in BufferLab and in ns-3 and compare them against fixed tolerances.
 
-Tolerances (issue "Agree with ns-3"), measured against the ns-3 value:
+Tolerances (issue "Agree with ns-3"), measured against the ns-3 value (its mean over replications):
 
 * utilization: within 2 percentage points (absolute 0.02);
 * loss rate: within 25 % relative, or 0.002 absolute when both rates are below 1 %;
 * ECN mark rate: the loss-rate rule (it is the same signal, delivered by marking instead of dropping);
 * mean queue length: within 15 % relative;
 * Jain's index: within 0.03 absolute;
-* a group's share of the total goodput (scenarios with several groups): within 0.03 absolute.
+* a group's share of the total goodput (scenarios with several groups): within 0.03 absolute;
+* the RTT-unfairness exponent k of goodput ∝ RTT^-k (RTTs spread by 2:1 or more): within 0.1 absolute.
+
+Over replications a metric passes when the 95 % confidence interval (Welch) of the difference of the two
+means lies inside the tolerance band, fails when it lies entirely outside, and is inconclusive otherwise
+(:func:`compare_replicated` then runs more seeds, up to a cap).
 
 With one link the port metrics are the summary's (the bottleneck). With several, every link has its own
 utilization, loss rate (mark rate if it marks) and mean queue rows under the same rules, and the summary
@@ -21,7 +26,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -31,84 +36,187 @@ from bufferlab.validation import ns3sim
 
 @dataclass
 class Row:
-    """One line of a comparison table."""
+    """One line of a comparison table.
+
+    ``bufferlab`` and ``ns3`` are means over the replications, ``difference`` their difference and
+    ``ci_low``/``ci_high`` its 95 % confidence interval (Welch); ``band`` is the tolerance's half-width
+    around zero. A single run (or a metric without spread) gives an interval of width zero.
+    """
 
     metric: str
     bufferlab: float
     ns3: float
     difference: float
     tolerance: str
-    verdict: str  # "pass", "fail" or "-" (informational)
+    verdict: str  # "pass", "fail", "inconclusive" or "-" (informational)
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    band: float = float("nan")
+    n_bufferlab: int = 1
+    n_ns3: int = 1
+    #: the metric's key in :data:`TOLERANCES` (``metric`` may carry a link or group prefix)
+    key: str = ""
 
     @property
     def passed(self) -> bool:
-        return self.verdict != "fail"
+        """Pass or informational; an inconclusive row does not pass."""
+        return self.verdict in ("pass", "-")
 
 
-def _abs_rule(tol: float) -> Callable[[float, float], tuple[float, str, bool]]:
-    def rule(ours: float, ref: float) -> tuple[float, str, bool]:
-        d = ours - ref
-        return d, f"±{tol:g} abs", abs(d) <= tol + 1e-12
-
-    return rule
+#: A tolerance: (BufferLab mean, ns-3 mean) -> (half-width of the band around zero, its description).
+Band = Callable[[float, float], Tuple[float, str]]
 
 
-def _rel_rule(tol: float) -> Callable[[float, float], tuple[float, str, bool]]:
-    def rule(ours: float, ref: float) -> tuple[float, str, bool]:
-        d = ours - ref
-        if ref == 0:
-            return d, f"±{tol:.0%} rel", ours == 0
-        return d, f"±{tol:.0%} rel", abs(d) <= tol * abs(ref) + 1e-12
+def _abs_band(tol: float) -> Band:
+    def band(ours: float, ref: float) -> Tuple[float, str]:
+        return tol, f"±{tol:g} abs"
 
-    return rule
+    return band
 
 
-def _rate_rule(ours: float, ref: float) -> tuple[float, str, bool]:
-    """Loss (or mark) rate: 25 % relative, or 0.002 absolute when both are below 1 %."""
-    d = ours - ref
+def _rel_band(tol: float) -> Band:
+    def band(ours: float, ref: float) -> Tuple[float, str]:
+        return tol * abs(ref), f"±{tol:.0%} rel"
+
+    return band
+
+
+def _rate_band(ours: float, ref: float) -> Tuple[float, str]:
+    """Loss (or mark) rate: 25 % of ns-3's, or 0.002 absolute when both are below 1 %."""
     if max(ours, ref) < 0.01:
-        return d, "±0.002 abs (<1%)", abs(d) <= 0.002 + 1e-12
-    return d, "±25% rel", abs(d) <= 0.25 * abs(ref) + 1e-12
+        return 0.002, "±0.002 abs (<1%)"
+    return 0.25 * abs(ref), "±25% rel"
 
 
-#: metric -> rule; metrics with rule None are shown without a verdict.
-TOLERANCES: Dict[str, Any] = {
-    "utilization": _abs_rule(0.02),
-    "loss_rate": _rate_rule,
-    "mark_rate": _rate_rule,
-    "queue_mean_pkts": _rel_rule(0.15),
-    "jain_index": _abs_rule(0.03),
-    "goodput_share": _abs_rule(0.03),
+#: metric -> band; metrics with None are shown without a verdict. Relative bands are relative to the
+#: ns-3 mean.
+TOLERANCES: Dict[str, Band | None] = {
+    "utilization": _abs_band(0.02),
+    "loss_rate": _rate_band,
+    "mark_rate": _rate_band,
+    "queue_mean_pkts": _rel_band(0.15),
+    "jain_index": _abs_band(0.03),
+    "goodput_share": _abs_band(0.03),
+    "rtt_exponent": _abs_band(0.1),
     "queue_p99_pkts": None,
     "delay_mean_s": None,
     "goodput_bps": None,
 }
 
+#: Confidence level of the interval on the difference of means.
+CONFIDENCE = 0.95
+_EPS = 1e-12
 
-def check(metric: str, ours: float, ref: float, label: str | None = None) -> Row:
-    """One table row: ``ours`` (BufferLab) against ``ref`` (ns-3) under the metric's tolerance.
 
-    ``label`` names the row (``"hop2: utilization"``); the metric picks the rule.
+@dataclass(frozen=True)
+class Interval:
+    """Welch's confidence interval for ``mean(a) - mean(b)``."""
+
+    mean_a: float
+    mean_b: float
+    low: float
+    high: float
+    df: float  # Welch-Satterthwaite degrees of freedom (inf when the interval has width zero)
+    n_a: int
+    n_b: int
+
+    @property
+    def difference(self) -> float:
+        return self.mean_a - self.mean_b
+
+
+def welch_interval(a: Sequence[float], b: Sequence[float], level: float = CONFIDENCE) -> Interval:
+    """The ``level`` confidence interval of ``mean(a) - mean(b)`` by Welch's t (unequal variances).
+
+    Standard error sqrt(s_a²/n_a + s_b²/n_b), Welch-Satterthwaite degrees of freedom. A sample of one
+    value contributes no variance; when neither varies (deterministic metrics, single runs) the interval
+    is the difference itself.
+    """
+    from scipy import stats  # noqa: PLC0415
+
+    xa, xb = np.asarray(a, float), np.asarray(b, float)
+    if not len(xa) or not len(xb):
+        raise BufferLabError("welch_interval: both samples need at least one value")
+    ma, mb = float(xa.mean()), float(xb.mean())
+    va = float(xa.var(ddof=1)) / len(xa) if len(xa) > 1 else 0.0
+    vb = float(xb.var(ddof=1)) / len(xb) if len(xb) > 1 else 0.0
+    d, se2 = ma - mb, va + vb
+    if se2 <= 0.0:
+        return Interval(ma, mb, d, d, math.inf, len(xa), len(xb))
+    df = se2 ** 2 / ((va ** 2 / (len(xa) - 1) if len(xa) > 1 else 0.0)
+                     + (vb ** 2 / (len(xb) - 1) if len(xb) > 1 else 0.0))
+    half = float(stats.t.ppf(0.5 + level / 2.0, df)) * math.sqrt(se2)
+    return Interval(ma, mb, d - half, d + half, df, len(xa), len(xb))
+
+
+def interval_verdict(low: float, high: float, band: float) -> str:
+    """``pass`` when [low, high] lies inside [-band, band], ``fail`` when entirely outside, else
+    ``inconclusive``."""
+    if low >= -band - _EPS and high <= band + _EPS:
+        return "pass"
+    if low > band + _EPS or high < -band - _EPS:
+        return "fail"
+    return "inconclusive"
+
+
+def _finite(values: Sequence[Any]) -> List[float]:
+    return [float(v) for v in values if v is not None and math.isfinite(float(v))]
+
+
+def check_replicated(metric: str, ours: Sequence[Any], ref: Sequence[Any], label: str | None = None) -> Row:
+    """One table row from per-replication values: BufferLab's ``ours`` against ns-3's ``ref``.
+
+    Undefined values (None, NaN) are left out; a side with none fails a metric that has a tolerance. The
+    band is the metric's tolerance at the two means (relative tolerances relative to ns-3's mean).
     """
     if metric not in TOLERANCES:
         raise BufferLabError(f"no tolerance defined for metric {metric!r}")
     rule = TOLERANCES[metric]
     label = label or metric
-    ours_f = float("nan") if ours is None else float(ours)
-    ref_f = float("nan") if ref is None else float(ref)
-    if rule is None:
-        return Row(label, ours_f, ref_f, ours_f - ref_f, "-", "-")
-    if math.isnan(ours_f) or math.isnan(ref_f):
-        return Row(label, ours_f, ref_f, float("nan"), "-", "fail")
-    d, tol, ok = rule(ours_f, ref_f)
-    return Row(label, ours_f, ref_f, d, tol, "pass" if ok else "fail")
+    a, b = _finite(ours), _finite(ref)
+    if not a or not b:
+        nan = float("nan")
+        return Row(label, float(np.mean(a)) if a else nan, float(np.mean(b)) if b else nan, nan, "-",
+                   "fail" if rule else "-", n_bufferlab=len(a), n_ns3=len(b), key=metric)
+    iv = welch_interval(a, b)
+    row = Row(label, iv.mean_a, iv.mean_b, iv.difference, "-", "-", iv.low, iv.high,
+              n_bufferlab=iv.n_a, n_ns3=iv.n_b, key=metric)
+    if rule is not None:
+        row.band, row.tolerance = rule(iv.mean_a, iv.mean_b)
+        row.verdict = interval_verdict(iv.low, iv.high, row.band)
+    return row
+
+
+def check(metric: str, ours: float | None, ref: float | None, label: str | None = None) -> Row:
+    """One table row from one run of each: ``ours`` (BufferLab) against ``ref`` (ns-3) under the metric's
+    tolerance (a point comparison: the interval has width zero).
+
+    ``label`` names the row (``"hop2: utilization"``); the metric picks the rule.
+    """
+    return check_replicated(metric, [ours], [ref], label)
+
+
+def rtt_exponent(rtt_s: Sequence[float], goodput_bps: Sequence[float]) -> float | None:
+    """k of goodput ∝ RTT^-k, by least squares on log goodput against log RTT over the flows with
+    positive goodput; None with fewer than 3 such flows or RTTs spanning less than a factor of 2 (the slope
+    would be noise). A flow with no goodput has no logarithm: callers count those separately."""
+    pts = [(math.log(r), math.log(g)) for r, g in zip(rtt_s, goodput_bps)
+           if r is not None and g is not None and r > 0 and g > 0]
+    if len(pts) < 3:
+        return None
+    x = np.array([p[0] for p in pts])
+    if x.max() - x.min() < math.log(2.0):
+        return None
+    y = np.array([p[1] for p in pts])
+    slope = float(np.polyfit(x, y, 1)[0])
+    return -slope
 
 
 def compare_summaries(ours: Dict[str, Any], ref: Dict[str, Any], *, ecn: bool = False) -> List[Row]:
     """Rows for every compared summary metric; the mark rate only when the scenario marks (``ecn``)."""
     rows = []
     for metric in TOLERANCES:
-        if metric == "goodput_share" or (metric == "mark_rate" and not ecn):
+        if metric in ("goodput_share", "rtt_exponent") or (metric == "mark_rate" and not ecn):
             continue
         if metric not in ours or metric not in ref:
             nan = float("nan")
@@ -179,18 +287,24 @@ class Comparison:
     ns3_queue: Any = None
     engine_goodput: Any = None  # per-flow goodput arrays (bits/s)
     ns3_goodput: Any = None
+    engine_rtt: Any = None  # per-flow RTTs (s), in the order of the goodputs
+    ns3_rtt: Any = None
     notes: List[str] = field(default_factory=list)
     skipped: str | None = None
     #: the ns-3 configuration (``ns3sim.translate``): links, groups, flow count, warm-up
     config: Dict[str, Any] | None = None
+    #: replications run in each simulator (seeds ``seed .. seed + replications - 1``)
+    replications: int = 1
 
     @property
     def verdict(self) -> str:
+        """``fail`` if any row fails, else ``inconclusive`` if any is, else ``pass``."""
         if self.skipped:
             return "skipped"
         if not self.rows:
             return "ns-3 only"
-        return "pass" if all(r.passed for r in self.rows) else "fail"
+        verdicts = {r.verdict for r in self.rows}
+        return "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
 
     @property
     def speed_ratio(self) -> float | None:
@@ -260,40 +374,137 @@ def _mean_summary(runs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
     return out
 
 
-def compare_replicated(scenario: Dict[str, Any], replications: int, **kwargs: Any) -> Comparison:
-    """:func:`compare_scenario` over seeds ``seed, seed+1, ...``; verdicts on the means of both simulators.
+#: RTTs must span at least this factor for the RTT-unfairness exponent to be compared.
+RTT_SPREAD_MIN = 2.0
 
-    Fairness and loss among a few flows under DropTail depend on phase effects that change with every
-    seed; the mean of several independent runs is the statistic both simulators should agree on.
+
+def rtt_spread(cfg: Dict[str, Any] | None) -> float:
+    """Largest over smallest RTT among a scenario's flows (1 without a configuration)."""
+    rtts = [r for g in (cfg or {}).get("groups", []) for r in g["flows"]["rtt_s"]]
+    return max(rtts) / min(rtts) if rtts and min(rtts) > 0 else 1.0
+
+
+def run_rows(comp: Comparison) -> List[Row]:
+    """The rows of one run of each simulator: :func:`compare_network`, then the RTT-unfairness exponent
+    when the scenario's RTTs spread by :data:`RTT_SPREAD_MIN` or more."""
+    rows = compare_network(comp.engine or {}, comp.ns3 or {}, marking=marking_links(comp.config or {}))
+    if rtt_spread(comp.config) >= RTT_SPREAD_MIN:
+        rows.append(check("rtt_exponent", rtt_exponent(comp.engine_rtt or [], comp.engine_goodput or []),
+                          rtt_exponent(comp.ns3_rtt or [], comp.ns3_goodput or [])))
+    return rows
+
+
+def replicated_rows(comps: Sequence[Comparison]) -> List[Row]:
+    """Rows over replications: each run's value of every row (by label, in the first run's order) into
+    :func:`check_replicated`."""
+    keys: Dict[str, str] = {}
+    values: Dict[str, tuple[List[float], List[float]]] = {}
+    for c in comps:
+        for r in c.rows:
+            keys.setdefault(r.metric, r.key)
+            ours, ref = values.setdefault(r.metric, ([], []))
+            ours.append(r.bufferlab)
+            ref.append(r.ns3)
+    return [check_replicated(keys[label], ours, ref, label) for label, (ours, ref) in values.items()]
+
+
+#: Replications added per batch while a verdict is inconclusive, as a fraction of the initial count.
+BATCH_FRACTION = 0.5
+#: Default cap on replications: this many times the initial count.
+CAP_FACTOR = 3
+
+
+def replication_cap(initial: int, requested: int | None = None) -> int:
+    """The most replications a scenario may run: ``requested`` if given, else :data:`CAP_FACTOR` × the
+    initial count; never below the initial count."""
+    if requested is not None and requested < 1:
+        raise BufferLabError(f"--max-replications must be >= 1 (got {requested})")
+    return max(initial, requested if requested is not None else CAP_FACTOR * initial)
+
+
+def compare_replicated(
+    scenario: Dict[str, Any],
+    replications: int,
+    *,
+    max_replications: int | None = None,
+    time_budget_s: float | None = None,
+    log: Callable[[str], None] | None = None,
+    **kwargs: Any,
+) -> Comparison:
+    """:func:`compare_scenario` over seeds ``seed, seed+1, ...``, with statistical verdicts.
+
+    Every metric's verdict compares the 95 % confidence interval of the difference of the two simulators'
+    means (Welch) with its tolerance band (:func:`check_replicated`). While a verdict is inconclusive and
+    none has failed, batches of ``ceil(replications / 2)`` more seeds (continuing the sequence) run in both
+    simulators, up to :func:`replication_cap` replications and, once ``time_budget_s`` seconds have passed
+    since the scenario started, no further batch. The seeds and so the verdicts depend only on the
+    scenario and these limits, not on timing, unless the time budget ends the extension.
     """
-    if replications <= 1:
-        return compare_scenario(scenario, **kwargs)
+    if replications < 1:
+        raise BufferLabError(f"--replications must be >= 1 (got {replications})")
+    cap = replication_cap(replications, max_replications)
+    step = max(1, math.ceil(replications * BATCH_FRACTION))
     seed = int(scenario.get("seed", 1))
-    comps = [compare_scenario({**scenario, "seed": seed + k}, **kwargs) for k in range(replications)]
+    started = time.perf_counter()
+    comps: List[Comparison] = []
+
+    def run_more(count: int) -> None:
+        first_new = seed + len(comps)
+        comps.extend([compare_scenario({**scenario, "seed": first_new + k}, **kwargs) for k in range(count)])
+
+    run_more(replications)
     first = comps[0]
-    if first.skipped:
-        return first
+    if first.skipped or replications == 1:
+        return first  # one run: point verdicts (an interval of width zero), nothing to extend
+    budget_note = ""
+    while first.engine is not None:
+        rows = replicated_rows(comps)
+        verdicts = {r.verdict for r in rows}
+        if "fail" in verdicts or "inconclusive" not in verdicts or len(comps) >= cap:
+            break
+        if time_budget_s is not None and time.perf_counter() - started >= time_budget_s:
+            budget_note = f"; the time budget of {time_budget_s:g} s ended the extension"
+            break
+        count = min(step, cap - len(comps))
+        if log:
+            undecided = ", ".join(r.metric for r in rows if r.verdict == "inconclusive")
+            log(f"inconclusive after {len(comps)} replications ({undecided}): {count} more")
+        run_more(count)
+    n = len(comps)
     merged = Comparison(name=first.name, scenario=scenario, engine_queue=first.engine_queue,
-                        ns3_queue=first.ns3_queue, notes=list(first.notes), config=first.config)
+                        ns3_queue=first.ns3_queue, notes=list(first.notes), config=first.config,
+                        replications=n)
     merged.ns3 = _mean_summary([c.ns3 for c in comps])
     merged.ns3_wall_s = float(sum(c.ns3_wall_s or 0.0 for c in comps))
     merged.ns3_goodput = [g for c in comps for g in (c.ns3_goodput or [])]
+    merged.ns3_rtt = [r for c in comps for r in (c.ns3_rtt or [])]
     if first.engine is not None:
         merged.engine = _mean_summary([c.engine for c in comps])
         merged.engine_wall_s = float(sum(c.engine_wall_s or 0.0 for c in comps))
         merged.engine_goodput = [g for c in comps for g in (c.engine_goodput or [])]
-        merged.rows = compare_network(merged.engine, merged.ns3, marking=marking_links(first.config or {}))
+        merged.engine_rtt = [r for c in comps for r in (c.engine_rtt or [])]
+        merged.rows = replicated_rows(comps)
+    if n > replications or budget_note:
+        merged.notes.append(f"inconclusive after {replications} replications: extended to {n} (cap {cap})"
+                            + budget_note)
     spread = {
         m: (float(np.std([c.engine[m] for c in comps])) if first.engine is not None else float("nan"),
             float(np.std([c.ns3[m] for c in comps])))
         for m in ("utilization", "loss_rate", "jain_index")
     }
     merged.notes.append(
-        f"means of {replications} replications (seeds {seed}..{seed + replications - 1}); standard deviation "
+        f"means of {n} replications (seeds {seed}..{seed + n - 1}); standard deviation "
         "across them, BufferLab / ns-3: "
         + ", ".join(f"{m} {a:.3g} / {b:.3g}" for m, (a, b) in spread.items())
         + (" (first link)" if len((first.config or {}).get("links", [])) > 1 else "")
     )
+    if rtt_spread(first.config) >= RTT_SPREAD_MIN:
+        idle = [sum(1 for g in (gp or []) if not g or g <= 0) for c in comps
+                for gp in (c.engine_goodput, c.ns3_goodput)]
+        if any(idle):
+            merged.notes.append(
+                "rtt_exponent: flows without goodput left out of the fit (BufferLab / ns-3, over all runs): "
+                f"{sum(idle[0::2])} / {sum(idle[1::2])}")
     return merged
 
 
@@ -334,6 +545,7 @@ def compare_scenario(
         elif "wall_s" in summary:
             comp.engine_wall_s = float(summary["wall_s"])
         comp.engine_goodput = _column(getattr(res, "flows", None), "goodput_bps")
+        comp.engine_rtt = _column(getattr(res, "flows", None), "rtt_s")
         qs = getattr(res, "queue_series", None)
         if qs is not None and len(qs):
             comp.engine_queue = (np.asarray(qs["time_s"], float), np.asarray(qs["queue_pkts"], float))
@@ -342,12 +554,13 @@ def compare_scenario(
     comp.ns3 = ref
     comp.ns3_wall_s = float(ref["wall_s"])
     comp.ns3_goodput = [f["goodput_bps"] for f in ref.get("flows", [])]
+    comp.ns3_rtt = [f.get("rtt_s") for f in ref.get("flows", [])]
     if ref.get("queue_series"):
         comp.ns3_queue = (np.asarray(ref["queue_series"]["time_s"], float),
                           np.asarray(ref["queue_series"]["queue_pkts"], float))
     comp.notes.extend(ref.get("ns3_config", {}).get("notes", []))
     if comp.engine is not None:
-        comp.rows = compare_network(comp.engine, ref, marking=marking_links(comp.config))
+        comp.rows = run_rows(comp)
     return comp
 
 
@@ -367,17 +580,33 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
+def _interval(r: Row) -> str:
+    if math.isnan(r.ci_low) or math.isnan(r.ci_high):
+        return "n/a"
+    return f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]"
+
+
+def _band(r: Row) -> str:
+    if "rel" not in r.tolerance or math.isnan(r.band):
+        return r.tolerance
+    return f"{r.tolerance} (±{_fmt(r.band)})"
+
+
 def table_markdown(comp: Comparison) -> str:
-    """The comparison table (metric, bufferlab, ns-3, difference, tolerance, verdict) as Markdown."""
-    lines = ["| metric | bufferlab | ns-3 | difference | tolerance | verdict |", "|---|---|---|---|---|---|"]
+    """The comparison table as Markdown: each metric's means, their difference with its 95 % interval,
+    the tolerance (with its half-width when relative), the replications behind each mean and the
+    verdict."""
+    lines = ["| metric | bufferlab | ns-3 | difference | 95% interval | tolerance | runs | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
     if comp.rows:
         for r in comp.rows:
+            runs = f"{r.n_bufferlab}" if r.n_bufferlab == r.n_ns3 else f"{r.n_bufferlab} / {r.n_ns3}"
             lines.append(f"| {r.metric} | {_fmt(r.bufferlab)} | {_fmt(r.ns3)} | {_fmt(r.difference)} | "
-                         f"{r.tolerance} | {r.verdict} |")
+                         f"{_interval(r)} | {_band(r)} | {runs} | {r.verdict} |")
     elif comp.ns3:
         for metric in TOLERANCES:
             if metric in comp.ns3:
-                lines.append(f"| {metric} | - | {_fmt(comp.ns3[metric])} | - | - | - |")
+                lines.append(f"| {metric} | - | {_fmt(comp.ns3[metric])} | - | - | - | - | - |")
     return "\n".join(lines)
 
 
