@@ -379,7 +379,7 @@ def _mean_summary(runs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
 
 #: RTTs must span at least this factor for the RTT-unfairness exponent to be shown, and this one for it
 #: to have a verdict: a per-run slope over a narrower spread is too noisy for its ±0.1 (with RTTs drawn from
-#: 50-150 ms, 10 flows, its standard deviation from seed to seed is about 0.7).
+#: 50-150 ms, 10 flows, its standard deviation from seed to seed is about 0.5).
 RTT_SPREAD_MIN, RTT_SPREAD_VERDICT = 2.0, 10.0
 
 
