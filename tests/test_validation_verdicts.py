@@ -204,10 +204,7 @@ def test_replication_cap():
         compare.replication_cap(10, 0)
 
 
-def test_rtt_spread_adds_the_exponent_row():
-    spread = dict(SCENARIO, flows={"count": 4, "rtt": ["20ms", "40ms", "80ms", "160ms"]})
-    rtts = [0.02, 0.04, 0.08, 0.16]
-
+def _spread_runners(rtts):
     def engine(sc):
         return types.SimpleNamespace(
             summary=dict(SUMMARY), ports=pd.DataFrame([PORT]), queue_series=None,
@@ -218,10 +215,23 @@ def test_rtt_spread_adds_the_exponent_row():
         return dict(SUMMARY, wall_s=1.0, ports=[PORT], groups=[{"name": "flows", "goodput_bps": 9e6}],
                     flows=[{"rtt_s": r, "goodput_bps": 1e5 * r ** -1.25} for r in rtts])
 
-    comp = compare.compare_replicated(spread, 3, engine_runner=engine, ns3_runner=ns3)
+    return {"engine_runner": engine, "ns3_runner": ns3}
+
+
+def test_rtt_spread_adds_the_exponent_row():
+    # RTTs spread by 10:1: k is compared under its tolerance.
+    rtts = [0.02, 0.05, 0.1, 0.2]
+    wide = dict(SCENARIO, flows={"count": 4, "rtt": ["20ms", "50ms", "100ms", "200ms"]})
+    comp = compare.compare_replicated(wide, 3, **_spread_runners(rtts))
     row = {r.metric: r for r in comp.rows}["rtt_exponent"]
     assert row.bufferlab == pytest.approx(1.2) and row.ns3 == pytest.approx(1.25)
-    assert row.verdict == "pass" and row.tolerance == "±0.1 abs"
+    assert row.verdict == "pass" and row.tolerance == "±0.1 abs" and row.key == "rtt_exponent"
+    # 8:1: shown with its interval, without a verdict.
+    rtts = [0.02, 0.04, 0.08, 0.16]
+    narrow = dict(SCENARIO, flows={"count": 4, "rtt": ["20ms", "40ms", "80ms", "160ms"]})
+    comp = compare.compare_replicated(narrow, 3, **_spread_runners(rtts))
+    row = {r.metric: r for r in comp.rows}["rtt_exponent"]
+    assert row.verdict == "-" and row.key == "rtt_exponent_narrow" and row.difference == pytest.approx(-0.05)
     # Equal RTTs: no exponent row.
     comp = compare.compare_replicated(SCENARIO, 2, **FakeSimulators(lambda s: 0.95, lambda s: 0.95).kwargs())
     assert "rtt_exponent" not in [r.metric for r in comp.rows]
