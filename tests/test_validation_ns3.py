@@ -594,6 +594,12 @@ def test_report_describes_networks(tmp_path):
     assert cli.describe_network(ns3sim.translate(scenario())) == ""
 
 
+def test_report_links_the_mapping_from_its_own_directory(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert cli._mapping_link(ROOT / "docs" / "validation") == "ns3-mapping.md"
+    assert cli._mapping_link(ROOT / "docs" / "validation" / "modern") == "../ns3-mapping.md"
+
+
 # ---------------------------------------------------------------------------------------- real ns-3
 
 

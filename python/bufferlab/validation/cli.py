@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import os
 import platform
 import sys
 from pathlib import Path
@@ -211,6 +212,14 @@ def cannot_check_markdown() -> List[str]:
     return lines + [""]
 
 
+def _mapping_link(out: Path) -> str:
+    """The link from ``out`` to docs/validation/ns3-mapping.md (run from the repository), else its name."""
+    mapping = Path("docs/validation/ns3-mapping.md").resolve()
+    if not mapping.exists():
+        return "ns3-mapping.md"
+    return Path(os.path.relpath(mapping, out.resolve())).as_posix()
+
+
 def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool = False) -> Path:
     """``<out>/report.md``: a summary, then one section per scenario."""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -227,7 +236,7 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         "RTT-unfairness exponent k (goodput ∝ RTT^-k, fitted per run) ±0.1 absolute (from 2:1 it is shown "
         "without a verdict). ns-3's mean is the "
         "reference for relative tolerances. How each scenario field maps onto ns-3, and the semantic "
-        "differences, are in [ns3-mapping.md](ns3-mapping.md).",
+        f"differences, are in [ns3-mapping.md]({_mapping_link(out)}).",
         "",
         "Verdicts: each metric's means over the replications (seeds `seed`, `seed`+1, ... in both "
         "simulators), the difference BufferLab − ns-3 and its 95 % confidence interval (Welch's t, "
