@@ -21,6 +21,8 @@ import json
 import os
 import signal
 import tempfile
+import threading
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -109,9 +111,21 @@ class Serial(Backend):
             yield key, fn(arg)
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the parent, which stops them (no traceback from each worker)."""
+#: Seconds between a pool worker's checks that the process that started it is still there.
+ORPHAN_CHECK_S = 0.5
+
+
+def _init_worker(parent: int) -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them (no traceback from each worker), and end
+    themselves when the parent is gone (killed with SIGKILL: nobody would read their results)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="bufferlab-orphan-check", daemon=True).start()
 
 
 class Pool(Backend):
@@ -126,7 +140,8 @@ class Pool(Backend):
         self._pool: Optional[ProcessPoolExecutor] = None
 
     def _start(self) -> ProcessPoolExecutor:
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_init_worker,
+                                         initargs=(os.getpid(),))
         return self._pool
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Item]) -> Iterator[Tuple[str, Any]]:

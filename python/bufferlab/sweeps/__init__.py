@@ -109,7 +109,8 @@ def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
                 p.invalid[i] = str(exc)
         if pts and p.checked == len(pts) and len(p.invalid) == len(pts):
             first = p.invalid[0]
-            raise BufferLabError(first if len(pts) == 1 else f"every combination is refused; the first: {first}")
+            raise BufferLabError(first if len(pts) == 1
+                                 else f"every combination is refused; the first: {first}")
     version = engine_version()
     for i, point in enumerate(pts):
         spec = specs[i]
@@ -167,7 +168,8 @@ class _Progress:
         from tqdm import tqdm  # noqa: PLC0415
 
         show = enabled if enabled is not None else sys.stderr.isatty()
-        self.bar = tqdm(total=total, unit="run", desc="sweep", disable=not show, leave=False, dynamic_ncols=True)
+        self.bar = tqdm(total=total, unit="run", desc="sweep", disable=not show, leave=False,
+                        dynamic_ncols=True)
 
     def update(self, failed: int) -> None:
         self.bar.set_postfix_str(f"{failed} failed", refresh=False)
@@ -188,9 +190,10 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None, *,
     together) over ``seeds`` (a count from the scenario's seed, or a list), keeping each run in ``out`` as it
     ends; runs already there are skipped, so the same call resumes an interrupted sweep. ``workers`` local
     processes (default one per core), or ``dask``: a scheduler address or ``"local"``. Returns one row per
-    run of this sweep (columns: ``docs/sweeps.md``), in the order of the combinations, then seeds; ``df.attrs["counts"]`` says
-    how many ran, were skipped as done, and failed. A run that fails (a refused combination, an engine error)
-    is a row with ``status = "failed"`` and its ``error``; the others go on. Ctrl-C keeps every finished run.
+    run of this sweep (columns: ``docs/sweeps.md``), in the order of the combinations, then seeds;
+    ``df.attrs["counts"]`` says how many ran, were skipped as done, and failed. A run that fails (a refused
+    combination, an engine error) is a row with ``status = "failed"`` and its ``error``; the others go on.
+    Ctrl-C keeps every finished run.
     """
     p = plan(scenario, grid, zip, seeds, overrides, validate)
     store = Store(Path(out))
@@ -201,21 +204,37 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None, *,
                   "kind": column_kind(a.values), "ranges": a.ranges} for a in p.axes],
     }
     store.prepare(json_ready(definition), force=force)
-    say = report or (lambda text: None)
+    try:
+        counts = _execute(p, store, workers=workers, dask=dask, per_flow=per_flow, series=series,
+                          progress=progress, retry_failed=retry_failed, say=report or (lambda text: None))
+        order = {j["run_key"]: n for n, j in enumerate(p.jobs)}
+        df = store.load(keys=order)
+    finally:
+        store.unlock()
+    if len(df):
+        df = df.iloc[df["run_key"].map(order).argsort(kind="stable")].reset_index(drop=True)
+    df.attrs["counts"] = counts
+    return df
+
+
+def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[str], per_flow: bool,
+             series: bool, progress: Optional[bool], retry_failed: bool,
+             say: Callable[[str], None]) -> Dict[str, Any]:
+    """Run what ``store`` lacks of ``p``; the counts (ran, skipped, failed ...)."""
     store.compact()
     if retry_failed:
         store.drop_failed()
     done = store.done()
     todo = [j for j in p.jobs if j["run_key"] not in done]
-    counts = {"ran": 0, "skipped": len(p.jobs) - len(todo), "failed": 0, "total": len(p.jobs),
-              "failed_before": sum(1 for j in p.jobs if done.get(j["run_key"]) == "failed")}
+    counts: Dict[str, Any] = {
+        "ran": 0, "skipped": len(p.jobs) - len(todo), "failed": 0, "total": len(p.jobs),
+        "failed_before": sum(1 for j in p.jobs if done.get(j["run_key"]) == "failed")}
     for job in todo:
         job["per_flow"], job["series"] = bool(per_flow), bool(series)
-    refused = [j for j in todo if j["point"] in p.invalid]
-    todo = [j for j in todo if j["point"] not in p.invalid]
-    for job in refused:
+    for job in (j for j in todo if j["point"] in p.invalid):
         store.write_run(_failed_record(job, p.invalid[job["point"]]))
         counts["failed"] += 1
+    todo = [j for j in todo if j["point"] not in p.invalid]
     backend: Optional[Backend] = None
     bar = None
     started = time.perf_counter()
@@ -241,24 +260,20 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None, *,
                     store.compact()
                     since = 0
     except KeyboardInterrupt:
-        kept = counts["ran"]
         _finish(backend, bar, store)
-        raise KeyboardInterrupt(f"interrupted: {kept} run{'s' if kept != 1 else ''} finished now and every "
-                                f"earlier one kept in {store.path}; the same command resumes the sweep") from None
+        n = counts["ran"]
+        raise KeyboardInterrupt(f"interrupted: {n} run{'s' if n != 1 else ''} finished now and every earlier "
+                                f"one kept in {store.path}; the same command resumes the sweep") from None
     except BaseException:
         _finish(backend, bar, store)
         raise
     _finish(backend, bar, store)
     counts["wall_s"] = time.perf_counter() - started
-    order = {j["run_key"]: n for n, j in enumerate(p.jobs)}
-    df = store.load(keys=order)
-    if len(df):
-        df = df.iloc[df["run_key"].map(order).argsort(kind="stable")].reset_index(drop=True)
-    df.attrs["counts"] = counts
-    return df
+    return counts
 
 
 def _finish(backend: Optional[Backend], bar: Optional[_Progress], store: Store) -> None:
+    """Close the bar and the workers, and compact what finished (also after Ctrl-C)."""
     if bar is not None:
         bar.close()
     if backend is not None:

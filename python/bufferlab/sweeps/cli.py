@@ -31,14 +31,18 @@ def register(sub: Any) -> None:
     p.add_argument("--workers", type=_count("--workers"), default=None, metavar="W",
                    help="local engine processes (default: one per core); with --dask local, its workers")
     p.add_argument("--dask", default=None, metavar="ADDRESS",
-                   help="run on a dask.distributed scheduler (tcp://host:8786), or 'local' for a LocalCluster")
-    p.add_argument("--per-flow", action="store_true", help="also keep every run's per-flow table (DIR/flows)")
+                   help="run on a dask.distributed scheduler (tcp://host:8786), or 'local' for a "
+                   "LocalCluster")
+    p.add_argument("--per-flow", action="store_true",
+                   help="also keep every run's per-flow table (DIR/flows)")
     p.add_argument("--series", action="store_true",
-                   help="also keep every run's sampled time series (DIR/series; needs monitor.sample_interval)")
+                   help="also keep every run's sampled time series (DIR/series; needs "
+                   "monitor.sample_interval)")
     p.add_argument("--retry-failed", action="store_true", help="run the failed runs of DIR again")
     p.add_argument("--force", action="store_true", help="replace a different earlier sweep in DIR")
     p.add_argument("--quiet", action="store_true", help="no plan line and no progress bar")
-    p.add_argument("--out", required=True, metavar="DIR", help="the sweep's directory (new, or this sweep's)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the sweep's directory (new, or this sweep's)")
     p.set_defaults(func=_sweep)
 
     q = sub.add_parser(
@@ -88,7 +92,8 @@ def _sweep(args: argparse.Namespace) -> int:
                progress=False if args.quiet else None, force=args.force, retry_failed=args.retry_failed,
                report=say)
     c = df.attrs["counts"]
-    before = f" ({c['failed_before']} of them failed; --retry-failed runs them again)" if c["failed_before"] else ""
+    before = (f" ({c['failed_before']} of them failed; --retry-failed runs them again)"
+              if c["failed_before"] else "")
     print(f"{c['ran']} ran, {c['skipped']} skipped as done{before}, {c['failed']} failed "
           f"({c['wall_s']:.1f} s) -> {args.out}/results")
     if c["failed"]:

@@ -97,14 +97,15 @@ def expand_range(text: str, where: str) -> Optional[Tuple[List[Any], bool]]:
         return None
     scale = m.group("scale").lower()
     if scale not in ("log", "lin"):
-        raise BufferLabError(f"{where}: range {text!r}: the scale must be log or lin, got {m.group('scale')!r}")
+        raise BufferLabError(f"{where}: range {text!r}: the scale must be log or lin, "
+                             f"got {m.group('scale')!r}")
     try:
         n = int(m.group("n"))
     except ValueError:
         n = 0
     if not 1 <= n <= MAX_RANGE:
-        raise BufferLabError(f"{where}: range {text!r}: the count must be a whole number in [1, {MAX_RANGE:,}], "
-                             f"got {m.group('n')!r}")
+        raise BufferLabError(f"{where}: range {text!r}: the count must be a whole number in "
+                             f"[1, {MAX_RANGE:,}], got {m.group('n')!r}")
     lo, lo_kind, lo_int = _bound(m.group("lo"), where)
     hi, hi_kind, hi_int = _bound(m.group("hi"), where)
     if lo_kind != hi_kind:
@@ -133,8 +134,8 @@ def expand_range(text: str, where: str) -> Optional[Tuple[List[Any], bool]]:
 def make_axis(key: str, spec: Any, group: int = 0) -> Axis:
     """An axis from a grammar string (``"10..200:log:8"``, ``"10ms,20ms"``) or a list of literal values."""
     if not isinstance(key, str) or not _KEY.match(key.strip()):
-        raise BufferLabError(f"grid key {key!r}: expected a dotted scenario key such as bottleneck.queue.limit "
-                             "or flows[1].count")
+        raise BufferLabError(f"grid key {key!r}: expected a dotted scenario key such as "
+                             "bottleneck.queue.limit or flows[1].count")
     key = key.strip()
     if key in RESERVED:
         raise BufferLabError(f"grid key {key}: reserved for the dataset's own column"
@@ -172,7 +173,8 @@ def parse_axis(text: str, group: int = 0) -> Axis:
     """``KEY=VALUES`` (a ``--grid`` or ``--zip`` argument) as an axis."""
     key, sep, values = str(text).partition("=")
     if not sep or not key.strip():
-        raise BufferLabError(f"--grid expects KEY=V1,V2,... such as bottleneck.queue.limit=50,100 (got {text!r})")
+        raise BufferLabError("--grid expects KEY=V1,V2,... such as bottleneck.queue.limit=50,100 "
+                             f"(got {text!r})")
     return make_axis(key, values, group)
 
 

@@ -40,7 +40,8 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> Dict[str, float]:
 
 def _matches(series: pd.Series, raw: str) -> pd.Series:
     want = column_value(parse_value(raw))
-    if isinstance(want, (int, float)) and not isinstance(want, bool) and pd.api.types.is_numeric_dtype(series):
+    number = isinstance(want, (int, float)) and not isinstance(want, bool)
+    if number and pd.api.types.is_numeric_dtype(series):
         return np.isclose(series.astype(float), float(want), rtol=1e-9, atol=0.0)
     return series.astype(str) == str(want)
 
@@ -69,7 +70,8 @@ def plot_sweep(directory: Union[str, Path], x: str, y: str, hue: Optional[str] =
                                  f"{', '.join(swept) or 'none'})")
     if not len(df):
         raise BufferLabError(f"DIR {directory}: no finished runs yet")
-    numeric = [c for c in df.columns if c not in swept and c != "seed" and pd.api.types.is_numeric_dtype(df[c])]
+    numeric = [c for c in df.columns
+               if c not in swept and c != "seed" and pd.api.types.is_numeric_dtype(df[c])]
     if y not in numeric:
         raise BufferLabError(f"--y {y}: not a numeric column of the results (e.g. "
                              f"{', '.join(c for c in numeric[:12])}, ...)")

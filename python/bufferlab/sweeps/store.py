@@ -110,8 +110,9 @@ class Store:
             foreign = sorted(e.name for e in os.scandir(self.path) if e.name not in _OWN
                              and not e.name.startswith(".") and e.name != "plots")
             if foreign:
-                raise BufferLabError(f"{field} {self.path}: holds more than a sweep ({', '.join(foreign[:3])}); "
-                                     "give a new or empty directory")
+                raise BufferLabError(f"{field} {self.path}: holds more than a sweep "
+                                     f"({', '.join(foreign[:3])}); give a new or empty directory")
+        self._lock(field)
         old = self.definition()
         if old is not None and force:
             for name in ("runs", *TABLES):
@@ -134,6 +135,32 @@ class Store:
             write_atomic(self.path / "sweep.json", dumps(definition, indent=2) + "\n")
         except OSError as exc:
             raise BufferLabError(f"{field} {self.path}: cannot write: {exc.strerror or exc}") from None
+
+    def _lock(self, field: str) -> None:
+        """Hold ``DIR/.lock`` while this process sweeps: a second sweep into the same directory is refused
+        (advisory ``flock``; where the system has none, nothing is locked)."""
+        try:
+            import fcntl  # noqa: PLC0415
+        except ImportError:  # pragma: no cover - not POSIX
+            return
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise BufferLabError(f"{field} {self.path}: cannot write: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise BufferLabError(f"{field} {self.path}: another sweep is running into this directory; "
+                                 "wait for it or give another directory") from None
+        self._lock_fd = fd
+
+    def unlock(self) -> None:
+        """Let another sweep use the directory."""
+        fd, self._lock_fd = getattr(self, "_lock_fd", None), None
+        if fd is not None:
+            os.close(fd)
 
     # -- runs -----------------------------------------------------------------------------------------
     def write_run(self, record: Dict[str, Any]) -> None:
