@@ -113,28 +113,32 @@ class Store:
                 raise BufferLabError(f"{field} {self.path}: holds more than a sweep "
                                      f"({', '.join(foreign[:3])}); give a new or empty directory")
         self._lock(field)
-        old = self.definition()
-        if old is not None and force:
-            for name in ("runs", *TABLES):
-                shutil.rmtree(self.path / name, ignore_errors=True)
-            old = None
-        if old is not None:
-            for what, key in (("base scenario (file and --set)", "scenario_hash"),
-                              ("engine build", "engine_version"), ("--per-flow", "per_flow"),
-                              ("--series", "series")):
-                if old.get(key) != definition.get(key):
-                    raise BufferLabError(
-                        f"{field} {self.path}: holds a sweep with another {what} ({old.get(key)} here, "
-                        f"{definition.get(key)} now); give another directory, or --force to replace it")
-            known = {a["key"]: a for a in old.get("axes", [])}
-            for a in definition.get("axes", []):
-                known[a["key"]] = {**known.get(a["key"], {}), **a}
-            definition = {**definition, "axes": list(known.values())}
         try:
-            self.runs.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path / "sweep.json", dumps(definition, indent=2) + "\n")
-        except OSError as exc:
-            raise BufferLabError(f"{field} {self.path}: cannot write: {exc.strerror or exc}") from None
+            old = self.definition()
+            if old is not None and force:
+                for name in ("runs", *TABLES):
+                    shutil.rmtree(self.path / name, ignore_errors=True)
+                old = None
+            if old is not None:
+                for what, key in (("base scenario (file and --set)", "scenario_hash"),
+                                  ("engine build", "engine_version"), ("--per-flow", "per_flow"),
+                                  ("--series", "series")):
+                    if old.get(key) != definition.get(key):
+                        raise BufferLabError(
+                            f"{field} {self.path}: holds a sweep with another {what} ({old.get(key)} here, "
+                            f"{definition.get(key)} now); give another directory, or --force to replace it")
+                known = {a["key"]: a for a in old.get("axes", [])}
+                for a in definition.get("axes", []):
+                    known[a["key"]] = {**known.get(a["key"], {}), **a}
+                definition = {**definition, "axes": list(known.values())}
+            try:
+                self.runs.mkdir(parents=True, exist_ok=True)
+                write_atomic(self.path / "sweep.json", dumps(definition, indent=2) + "\n")
+            except OSError as exc:
+                raise BufferLabError(f"{field} {self.path}: cannot write: {exc.strerror or exc}") from None
+        except BaseException:
+            self.unlock()
+            raise
 
     def _lock(self, field: str) -> None:
         """Hold ``DIR/.lock`` while this process sweeps: a second sweep into the same directory is refused
@@ -238,7 +242,7 @@ class Store:
             for name, parts in tables.items():
                 if parts:
                     self._append(name, pa.concat_tables(parts, promote_options="permissive"))
-            self._append("results", pa.Table.from_pylist(rows))
+            self._append("results", _table(rows))
             for key, row in zip(taken, rows):
                 known[key] = row["status"]
                 self._drop_record(key)
@@ -307,6 +311,14 @@ class Store:
         if keys is not None:
             df = df[df["run_key"].isin(set(keys))]
         return df.reset_index(drop=True)
+
+
+def _table(rows: List[Dict[str, Any]]) -> pa.Table:
+    """The rows as a table with every column any row has (in first-seen order; missing values null)."""
+    names: Dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    return pa.table({name: [row.get(name) for row in rows] for name in names})
 
 
 def _with_ident(table: pa.Table, ident: Dict[str, Any]) -> pa.Table:
