@@ -70,7 +70,7 @@ def _count(field: str) -> Any:
         except ValueError:
             v = 0
         if v < 1:
-            raise argparse.ArgumentTypeError(f"{field}: expected a whole number >= 1, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
         return v
 
     return parse

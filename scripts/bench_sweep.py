@@ -1,0 +1,87 @@
+"""Sweep throughput and overhead (docs/benchmarks.md, "Sweeps"). Never run by the tests.
+
+    python scripts/bench_sweep.py [--quick] [--tiny-runs 10000] [--out DIR]
+
+1. A 40-run sweep of runs of about 1 s of engine time (``droptail``, 300 s simulated: a 10-point grid of
+   ``bottleneck.queue.limit`` x 4 seeds), serially (one process) and on the local pool (one worker per core),
+   alternately, in the same session: the throughput ratio, and each run's overhead (the sweep's wall time
+   less the engine time of its runs, per run).
+2. A sweep of tiny runs (``--tiny-runs``, 20 ms simulated each) on the pool: its wall time, runs per second,
+   and the time to load its dataset with pandas and with a pyarrow filter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.dataset as ds
+
+import bufferlab
+
+LIMIT = "bottleneck.queue.limit"
+
+
+def one_second_sweep(out: Path, workers: int, quick: bool) -> dict:
+    shutil.rmtree(out, ignore_errors=True)
+    duration = "30s" if quick else "300s"
+    started = time.perf_counter()
+    df = bufferlab.sweep("droptail", {LIMIT: "50..2500:log:10"}, seeds=4, out=out, workers=workers,
+                         overrides=[f'duration="{duration}"'], progress=False)
+    wall = time.perf_counter() - started
+    engine = float(df["wall_s"].sum())
+    return {"workers": workers, "runs": len(df), "wall_s": wall, "engine_s": engine,
+            "engine_per_run_s": engine / len(df), "runs_per_s": len(df) / wall,
+            "overhead_per_run_s": (wall * workers - engine) / len(df)}
+
+
+def tiny_sweep(out: Path, runs: int) -> dict:
+    shutil.rmtree(out, ignore_errors=True)
+    seeds = max(1, runs // 100)
+    started = time.perf_counter()
+    df = bufferlab.sweep("droptail", {LIMIT: f"10..1000:lin:{runs // seeds}"}, seeds=seeds, out=out,
+                         overrides=['duration="20ms"', "warmup=0", "flows.start=0", "flows.count=2"],
+                         progress=False)
+    wall = time.perf_counter() - started
+    t0 = time.perf_counter()
+    full = pd.read_parquet(out / "results")
+    load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    some = ds.dataset(out / "results").to_table(filter=(ds.field(LIMIT) == 10) & (ds.field("seed") <= 3))
+    filter_s = time.perf_counter() - t0
+    return {"runs": len(df), "ok": int((df["status"] == "ok").sum()), "wall_s": wall,
+            "runs_per_s": len(df) / wall, "engine_s": float(df["wall_s"].sum()), "load_s": load_s,
+            "rows_loaded": len(full), "columns": full.shape[1], "filtered_read_s": filter_s,
+            "filtered_rows": some.num_rows,
+            "parts": len(list((out / "results").glob("part-*.parquet"))),
+            "dataset_mb": sum(p.stat().st_size for p in (out / "results").iterdir()) / 1e6}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="0.1 s runs and 500 tiny runs")
+    ap.add_argument("--tiny-runs", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=2, help="alternations of serial and pool")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    root = Path(args.out or tempfile.mkdtemp(prefix="bench-sweep-"))
+    workers = os.cpu_count() or 1
+    print(json.dumps({"cpus": workers, "load_before": os.getloadavg()}))
+    for _ in range(args.repeat):
+        for w in (1, workers):
+            r = one_second_sweep(root / f"one-{w}", w, args.quick)
+            print(json.dumps({"sweep": "1-second runs", **r, "load": os.getloadavg()}), flush=True)
+    tiny = tiny_sweep(root / "tiny", 500 if args.quick else args.tiny_runs)
+    print(json.dumps({"sweep": "tiny runs", **tiny, "load": os.getloadavg()}), flush=True)
+    if args.out is None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
