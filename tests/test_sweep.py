@@ -341,3 +341,12 @@ def test_advise_verify_text(capsys):
                  "--verify-duration=0s"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "bufferlab: error: --verify-duration: time must be > 0, got '0s'"
+
+
+def test_set_indexes_a_list_of_groups():
+    r = bufferlab.resolve("mixed-groups", overrides=["flows[1].count=3"])
+    assert [len(g["flows"]) for g in r["groups"]] == [20, 3]
+    with pytest.raises(BufferLabError, match=r"^--set flows\[5\].count=3: flows has no entry \[5\] \(2 entries\)$"):
+        bufferlab.resolve("mixed-groups", overrides=["flows[5].count=3"])
+    with pytest.raises(BufferLabError, match=r"^--set flows.count=3: flows is a list of tables; name one entry"):
+        bufferlab.resolve("mixed-groups", overrides=["flows.count=3"])
