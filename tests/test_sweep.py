@@ -346,7 +346,9 @@ def test_advise_verify_text(capsys):
 def test_set_indexes_a_list_of_groups():
     r = bufferlab.resolve("mixed-groups", overrides=["flows[1].count=3"])
     assert [len(g["flows"]) for g in r["groups"]] == [20, 3]
-    with pytest.raises(BufferLabError, match=r"^--set flows\[5\].count=3: flows has no entry \[5\] \(2 entries\)$"):
+    with pytest.raises(BufferLabError,
+                       match=r"^--set flows\[5\].count=3: flows has no entry \[5\] \(2 entries\)$"):
         bufferlab.resolve("mixed-groups", overrides=["flows[5].count=3"])
-    with pytest.raises(BufferLabError, match=r"^--set flows.count=3: flows is a list of tables; name one entry"):
+    with pytest.raises(BufferLabError,
+                       match=r"^--set flows.count=3: flows is a list of tables; name one entry"):
         bufferlab.resolve("mixed-groups", overrides=["flows.count=3"])
