@@ -47,7 +47,8 @@ class Plan:
     axes: List[Axis]
     points: List[Dict[str, Any]]
     seeds: List[int]
-    jobs: List[Dict[str, Any]] = field(default_factory=list)
+    jobs: List[Dict[str, Any]] = field(default_factory=list)  # run_key, point, seed, params, scenario_hash
+    specs: List[Dict[str, Any]] = field(default_factory=list)  # each point's scenario (without its seed)
     invalid: Dict[int, str] = field(default_factory=dict)  # point -> the resolver's message
     checked: int = 0  # points checked before the runs
 
@@ -86,7 +87,7 @@ def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
     pts = points(axes)
     p = Plan(base, axes, pts, _seeds(seeds, base))
     kinds = {a.key: column_kind(a.values) for a in axes}
-    specs = []
+    specs = p.specs
     for i, point in enumerate(pts):
         spec = copy.deepcopy(base)
         try:
@@ -118,8 +119,7 @@ def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
         for seed in p.seeds:
             scen = {**spec, "seed": seed}
             p.jobs.append({"run_key": content_key({"scenario": scen, "engine": version}), "point": i,
-                           "seed": seed, "params": params, "scenario": scen,
-                           "scenario_hash": content_key(scen, 16)})
+                           "seed": seed, "params": params, "scenario_hash": content_key(scen, 16)})
     return p
 
 
@@ -128,7 +128,8 @@ def _path(key: str) -> List[str]:
 
 
 def run_job(job: Dict[str, Any]) -> Dict[str, Any]:
-    """Run one job (in a worker): its record, ``status`` ``"ok"`` or ``"failed"`` with the error's
+    """Run one job (in a worker; a job of the plan with its ``scenario``, ``per_flow`` and ``series``): its
+    record, ``status`` ``"ok"`` or ``"failed"`` with the error's
     message. Module-level so worker processes and Dask workers import it."""
     import bufferlab  # noqa: PLC0415
 
@@ -229,8 +230,6 @@ def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[st
     counts: Dict[str, Any] = {
         "ran": 0, "skipped": len(p.jobs) - len(todo), "failed": 0, "total": len(p.jobs),
         "failed_before": sum(1 for j in p.jobs if done.get(j["run_key"]) == "failed")}
-    for job in todo:
-        job["per_flow"], job["series"] = bool(per_flow), bool(series)
     for job in (j for j in todo if j["point"] in p.invalid):
         store.write_run(_failed_record(job, p.invalid[job["point"]]))
         counts["failed"] += 1
@@ -247,7 +246,9 @@ def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[st
             bar = _Progress(len(todo), progress)
             mine = engine_version()
             since = 0
-            for _, record in backend.imap(run_job, ((j["run_key"], j) for j in todo)):
+            work = ((j["run_key"], {**j, "scenario": {**p.specs[j["point"]], "seed": j["seed"]},
+                                    "per_flow": per_flow, "series": series}) for j in todo)
+            for _, record in backend.imap(run_job, work):
                 if record.get("engine_version") != mine:
                     raise BufferLabError(f"--dask: a worker runs engine {record.get('engine_version')}, this "
                                          f"process {mine}: install the same BufferLab build on every worker")
