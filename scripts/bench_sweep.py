@@ -8,6 +8,8 @@
    less the engine time of its runs, per run).
 2. A sweep of tiny runs (``--tiny-runs``, 20 ms simulated each) on the pool: its wall time, runs per second,
    and the time to load its dataset with pandas and with a pyarrow filter.
+3. The parts of a run's overhead, each timed alone: a pool round trip of a function that does nothing,
+   writing one run's record, compacting one record, and what ``bufferlab.run`` adds to the engine's time.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ import pandas as pd
 import pyarrow.dataset as ds
 
 import bufferlab
+from bufferlab import batch
+from bufferlab.sweeps import plan, run_job
+from bufferlab.sweeps.store import Store
 
 LIMIT = "bottleneck.queue.limit"
 
@@ -63,22 +68,66 @@ def tiny_sweep(out: Path, runs: int) -> dict:
             "dataset_mb": sum(p.stat().st_size for p in (out / "results").iterdir()) / 1e6}
 
 
+def _noop(x: int) -> int:
+    return x
+
+
+def components(root: Path, n: int = 2000) -> dict:
+    items = [(str(i), i) for i in range(n)]
+    with batch.Pool() as pool:
+        list(pool.imap(_noop, items[:100]))  # workers started
+        t0 = time.perf_counter()
+        list(pool.imap(_noop, items))
+        pool_s = (time.perf_counter() - t0) / n
+    tiny = ['duration="20ms"', "warmup=0", "flows.start=0", "flows.count=2"]
+    p = plan("droptail", {LIMIT: [10]}, overrides=tiny)
+    job = {**p.jobs[0], "scenario": {**p.specs[0], "seed": 1}}
+    record = run_job(job)
+    store = Store(root / "components")
+    shutil.rmtree(store.path, ignore_errors=True)
+    store.prepare({"scenario_hash": "bench"})
+    t0 = time.perf_counter()
+    for i in range(n):
+        store.write_run({**record, "run_key": f"{i:024x}"})
+    write_s = (time.perf_counter() - t0) / n
+    t0 = time.perf_counter()
+    store.compact()
+    compact_s = (time.perf_counter() - t0) / n
+    store.unlock()
+    added = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        res = bufferlab.run(job["scenario"], progress=False)
+        added.append(time.perf_counter() - t0 - res.wall_s)
+    t0 = time.perf_counter()
+    for _ in range(200):
+        run_job(job)
+    job_s = (time.perf_counter() - t0) / 200
+    return {"pool_round_trip_s": pool_s, "write_record_s": write_s, "compact_per_record_s": compact_s,
+            "run_python_overhead_s": sorted(added)[len(added) // 2], "tiny_run_job_s": job_s}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="0.1 s runs and 500 tiny runs")
     ap.add_argument("--tiny-runs", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=2, help="alternations of serial and pool")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", choices=("one-second", "tiny", "components"), default=None)
     args = ap.parse_args()
     root = Path(args.out or tempfile.mkdtemp(prefix="bench-sweep-"))
     workers = os.cpu_count() or 1
     print(json.dumps({"cpus": workers, "load_before": os.getloadavg()}))
-    for _ in range(args.repeat):
-        for w in (1, workers):
-            r = one_second_sweep(root / f"one-{w}", w, args.quick)
-            print(json.dumps({"sweep": "1-second runs", **r, "load": os.getloadavg()}), flush=True)
-    tiny = tiny_sweep(root / "tiny", 500 if args.quick else args.tiny_runs)
-    print(json.dumps({"sweep": "tiny runs", **tiny, "load": os.getloadavg()}), flush=True)
+    if args.only in (None, "one-second"):
+        for _ in range(args.repeat):
+            for w in (1, workers):
+                r = one_second_sweep(root / f"one-{w}", w, args.quick)
+                print(json.dumps({"sweep": "1-second runs", **r, "load": os.getloadavg()}), flush=True)
+    if args.only in (None, "tiny"):
+        tiny = tiny_sweep(root / "tiny", 500 if args.quick else args.tiny_runs)
+        print(json.dumps({"sweep": "tiny runs", **tiny, "load": os.getloadavg()}), flush=True)
+    if args.only in (None, "components"):
+        print(json.dumps({"overhead parts": components(root), "load": os.getloadavg()}), flush=True)
     if args.out is None:
         shutil.rmtree(root, ignore_errors=True)
 
