@@ -352,3 +352,17 @@ def test_set_indexes_a_list_of_groups():
     with pytest.raises(BufferLabError,
                        match=r"^--set flows.count=3: flows is a list of tables; name one entry"):
         bufferlab.resolve("mixed-groups", overrides=["flows.count=3"])
+
+
+def test_cli_zip_and_a_plot_along_zipped_keys(tmp_path, capsys):
+    out = tmp_path / "z"
+    sets = sum((["--set", s] for s in ANY_N), [])
+    assert main(["sweep", "droptail", "--zip", "flows.count=2,5", f"{LIMIT}=20,50",
+                 "--grid", "tcp.sack=true,false", *sets, "--out", str(out), "--workers", "1"]) == 0
+    assert "sweep: 4 points x 1 seed = 4 runs; 4 to run on serial (1 worker)" in capsys.readouterr().out
+    rows = pd.read_parquet(out / "results")
+    assert sorted(zip(rows["flows.count"], rows[LIMIT], rows["tcp.sack"])) == [
+        (2, 20, False), (2, 20, True), (5, 50, False), (5, 50, True)]
+    # flows.count is zipped with the x key: one value at each x, so only tcp.sack needs choosing
+    assert main(["plot", str(out), "--x", LIMIT, "--y", "goodput_bps", "--where", "tcp.sack=false"]) == 0
+    assert (out / "plots" / f"goodput_bps-vs-{LIMIT}.png").exists()

@@ -240,7 +240,8 @@ def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[st
     try:
         if todo:
             backend = make_backend(min(workers or _cpus(), len(todo)) if dask is None else workers, dask)
-            say(f"sweep: {len(p.points)} points x {len(p.seeds)} seeds = {len(p.jobs)} runs; "
+            say(f"sweep: {_n(len(p.points), 'point')} x {_n(len(p.seeds), 'seed')} = "
+                f"{_n(len(p.jobs), 'run')}; "
                 f"{len(todo)} to run on {backend.name} ({backend.workers} worker"
                 f"{'s' if backend.workers != 1 else ''}), {counts['skipped']} done already -> {store.path}")
             bar = _Progress(len(todo), progress)
@@ -280,6 +281,10 @@ def _finish(backend: Optional[Backend], bar: Optional[_Progress], store: Store) 
     if backend is not None:
         backend.close()
     store.compact()
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'s' if count != 1 else ''}"
 
 
 def _cpus() -> int:

@@ -2,8 +2,9 @@
 
 Each point is the mean over the seeds of the successful runs at that combination, with its 95 % Student-t
 confidence interval (mean ± t(0.975, n−1)·s/√n; none for a single seed) drawn as a band (as error bars when
-x is text, such as a discipline). Every swept key other than x, hue and col must hold one value in the rows
-plotted (``--where KEY=VALUE`` picks one), so no mean mixes different combinations.
+x is text, such as a discipline). Every swept key other than x, hue and col must hold one value at each of
+their combinations (a key zipped with x does; ``--where KEY=VALUE`` picks one of another), so no mean mixes
+different combinations.
 """
 
 from __future__ import annotations
@@ -86,14 +87,15 @@ def plot_sweep(directory: Union[str, Path], x: str, y: str, hue: Optional[str] =
     df = df[df["status"] == "ok"]
     used = [k for k in (x, hue, col) if k]
     for key in swept:
-        if key not in used and key in df and df[key].nunique(dropna=False) > 1:
+        # a key zipped with x (or hue, col) takes one value at each of their combinations: allowed
+        if key not in used and key in df and (df.groupby(used)[key].nunique(dropna=False) > 1).any():
             shown = ", ".join(map(str, sorted(df[key].dropna().unique().tolist(), key=str)[:5]))
             raise BufferLabError(f"the sweep also varies {key} ({shown}): give --hue {key}, --col {key} or "
                                  f"--where {key}=VALUE")
     if not len(df):
         raise BufferLabError(f"DIR {directory}: no successful run to plot ({failed} failed)")
     log_axes = {a["key"] for a in definition.get("axes", []) if a.get("log")}
-    text_x = not pd.api.types.is_numeric_dtype(df[x])
+    text_x = not pd.api.types.is_numeric_dtype(df[x]) or pd.api.types.is_bool_dtype(df[x])
     use_log = (x in log_axes if logx is None else logx) and not text_x
     if use_log and (df[x] <= 0).any():
         raise BufferLabError(f"--logx: {x} has values <= 0")
