@@ -60,7 +60,25 @@ def tiny_sweep(out: Path, runs: int) -> dict:
     t0 = time.perf_counter()
     some = ds.dataset(out / "results").to_table(filter=(ds.field(LIMIT) == 10) & (ds.field("seed") <= 3))
     filter_s = time.perf_counter() - t0
+    # The same rows ten times over (new keys) as two 50,000-row parts: what a 100,000-run sweep reads.
+    big = out.parent / "tiny-x10"
+    shutil.rmtree(big, ignore_errors=True)
+    (big / "results").mkdir(parents=True)
+    copies = [full.assign(run_key=full["run_key"] + f"-{i}", seed=full["seed"] + 1000 * i) for i in range(10)]
+    rows = pd.concat(copies, ignore_index=True)
+    for n in range(2):
+        part = big / "results" / f"part-{n:05d}.parquet"
+        rows.iloc[n * 50_000:(n + 1) * 50_000].to_parquet(part, index=False)
+    t0 = time.perf_counter()
+    big_rows = len(pd.read_parquet(big / "results"))
+    big_load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    big_some = pd.read_parquet(big / "results", columns=["utilization", LIMIT],
+                               filters=[(LIMIT, "==", 10), ("seed", "<", 3)])
+    big_filter_s = time.perf_counter() - t0
     return {"runs": len(df), "ok": int((df["status"] == "ok").sum()), "wall_s": wall,
+            "x10_rows": big_rows, "x10_load_s": big_load_s, "x10_filtered_read_s": big_filter_s,
+            "x10_filtered_rows": len(big_some),
             "runs_per_s": len(df) / wall, "engine_s": float(df["wall_s"].sum()), "load_s": load_s,
             "rows_loaded": len(full), "columns": full.shape[1], "filtered_read_s": filter_s,
             "filtered_rows": some.num_rows,

@@ -139,7 +139,9 @@ def run_job(job: Dict[str, Any]) -> Dict[str, Any]:
         res = bufferlab.run(job["scenario"], progress=False)
     except BufferLabError as exc:
         return {**record, "status": "failed", "error": str(exc)}
-    except Exception as exc:  # an engine fault is this run's failure, not the sweep's
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # an engine fault (also a Rust panic) is this run's failure, not the sweep's
         return {**record, "status": "failed", "error": f"{type(exc).__name__}: {exc}"}
     record["summary"] = dict(res.summary)
     record["wall_s"] = res.wall_s
