@@ -32,7 +32,7 @@ from typing import Any, Callable, Deque, Dict, Iterable, Iterator, Optional, Tup
 from bufferlab.errors import BufferLabError
 
 __all__ = ["engine_version", "content_key", "write_atomic", "Backend", "Serial", "Pool", "Dask",
-           "make_backend"]
+           "make_backend", "WorkersLost"]
 
 #: Items handed to workers ahead of the ones running, per worker: enough to keep every worker busy
 #: without holding a 100,000-run sweep in the scheduler at once.
@@ -81,6 +81,13 @@ def write_atomic(path: Path, data: Union[str, bytes, Callable[[Path], Any]]) -> 
 
 
 Item = Tuple[str, Any]  # (key, argument)
+
+
+class WorkersLost(BufferLabError):
+    """The runs could not go on (a run's workers kept dying, the Dask scheduler went away): exit status 1;
+    every run finished before is kept."""
+
+    exit_status = 1
 
 
 class Backend:
@@ -171,8 +178,8 @@ class Pool(Backend):
                     broken = True
                     tries[item[0]] = tries.get(item[0], 0) + 1
                     if tries[item[0]] > RETRIES:
-                        raise BufferLabError(f"run {item[0]}: its worker process died {RETRIES + 1} times "
-                                             "(killed, or out of memory)") from None
+                        raise WorkersLost(f"run {item[0]}: its worker process died {RETRIES + 1} times "
+                                          "(killed, or out of memory)") from None
                     retry.append(item)
                     continue
                 yield item[0], result
@@ -244,9 +251,11 @@ class Dask(Backend):
             except KilledWorker:
                 tries[item[0]] = tries.get(item[0], 0) + 1
                 if tries[item[0]] > RETRIES:
-                    raise BufferLabError(f"run {item[0]}: Dask workers running it died repeatedly") from None
+                    raise WorkersLost(f"run {item[0]}: Dask workers running it died repeatedly") from None
                 stream.add(submit(item))
                 continue
+            except Exception as exc:  # the scheduler or the connection went away
+                raise WorkersLost(f"--dask {self.address}: {type(exc).__name__}: {exc}") from None
             finally:
                 fut.release()
             yield item[0], result

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 import pandas as pd
 
 from bufferlab.batch import Backend, content_key, engine_version, make_backend
-from bufferlab.errors import BufferLabError
+from bufferlab.errors import BufferLabError, OutputError
 from bufferlab.jsonout import json_ready
 from bufferlab.simulate import ScenarioLike, apply_overrides, load_scenario, resolve, set_field
 from bufferlab.sweeps.grid import Axis, column_kind, make_axis, points, typed_column, zip_axes
@@ -233,7 +233,7 @@ def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[st
         "ran": 0, "skipped": len(p.jobs) - len(todo), "failed": 0, "total": len(p.jobs),
         "failed_before": sum(1 for j in p.jobs if done.get(j["run_key"]) == "failed")}
     for job in (j for j in todo if j["point"] in p.invalid):
-        store.write_run(_failed_record(job, p.invalid[job["point"]]))
+        _keep(store, _failed_record(job, p.invalid[job["point"]]))
         counts["failed"] += 1
     todo = [j for j in todo if j["point"] not in p.invalid]
     backend: Optional[Backend] = None
@@ -255,7 +255,7 @@ def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[st
                 if record.get("engine_version") != mine:
                     raise BufferLabError(f"--dask: a worker runs engine {record.get('engine_version')}, this "
                                          f"process {mine}: install the same BufferLab build on every worker")
-                store.write_run(record)
+                _keep(store, record)
                 counts["ran"] += 1
                 counts["failed"] += record["status"] != "ok"
                 bar.update(counts["failed"])
@@ -276,13 +276,26 @@ def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[st
     return counts
 
 
+def _keep(store: Store, record: Dict[str, Any]) -> None:
+    """Write a finished run; a failed write (a full disk) ends the sweep with exit status 1."""
+    try:
+        store.write_run(record)
+    except OSError as exc:
+        raise OutputError(f"--out {store.path}: cannot write run {record['run_key']}: {exc.strerror or exc}; "
+                          "every run finished before it is kept") from None
+
+
 def _finish(backend: Optional[Backend], bar: Optional[_Progress], store: Store) -> None:
     """Close the bar and the workers, and compact what finished (also after Ctrl-C)."""
     if bar is not None:
         bar.close()
     if backend is not None:
         backend.close()
-    store.compact()
+    try:
+        store.compact()
+    except OSError as exc:
+        raise OutputError(f"--out {store.path}: cannot write the dataset: {exc.strerror or exc}; the "
+                          "finished runs stay in runs/ and the same command compacts them") from None
 
 
 def _n(count: int, noun: str) -> str:
