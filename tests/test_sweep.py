@@ -366,3 +366,24 @@ def test_cli_zip_and_a_plot_along_zipped_keys(tmp_path, capsys):
     # flows.count is zipped with the x key: one value at each x, so only tcp.sack needs choosing
     assert main(["plot", str(out), "--x", LIMIT, "--y", "goodput_bps", "--where", "tcp.sack=false"]) == 0
     assert (out / "plots" / f"goodput_bps-vs-{LIMIT}.png").exists()
+
+
+def test_a_failed_write_stops_the_sweep_with_status_1_and_keeps_what_finished(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "s"
+    real = Store.write_run
+    written = []
+
+    def full_disk(self, record):
+        if len(written) == 2:
+            raise OSError(28, "No space left on device")
+        written.append(record["run_key"])
+        real(self, record)
+
+    monkeypatch.setattr(Store, "write_run", full_disk)
+    sets = sum((["--set", s] for s in TINY), [])
+    assert main(["sweep", "droptail", "--grid", f"{LIMIT}=10,20,30,40", *sets, "--out", str(out),
+                 "--workers", "1", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"bufferlab: error: --out {out}: cannot write run " in err
+    assert "No space left on device; every run finished before it is kept" in err
+    assert sorted(pd.read_parquet(out / "results")["run_key"]) == sorted(written)
