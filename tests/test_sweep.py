@@ -387,3 +387,21 @@ def test_a_failed_write_stops_the_sweep_with_status_1_and_keeps_what_finished(tm
     assert f"bufferlab: error: --out {out}: cannot write run " in err
     assert "No space left on device; every run finished before it is kept" in err
     assert sorted(pd.read_parquet(out / "results")["run_key"]) == sorted(written)
+
+
+def test_load_reads_finished_runs_not_compacted_yet_with_filters(tmp_path):
+    from bufferlab.sweeps import run_job
+
+    out = tmp_path / "s"
+    p = plan("droptail", {LIMIT: "10,20"}, seeds=2, overrides=TINY)
+    store = Store(out)
+    store.prepare({"scenario_hash": "test", "per_flow": True})
+    for job in p.jobs:  # as a sweep killed before its compaction leaves them
+        store.write_run(run_job({**job, "scenario": {**p.specs[job["point"]], "seed": job["seed"]},
+                                 "per_flow": True}))
+    store.unlock()
+    assert len(store.pending()) == 4 and not (out / "results").exists()
+    rows = load(out, filters=[("seed", "==", 2)])
+    assert sorted(rows[LIMIT]) == [10, 20] and (rows["seed"] == 2).all()
+    flows = load(out, "flows", filters=[(LIMIT, "==", 20)])
+    assert len(flows) == 2 * 5 and (flows[LIMIT] == 20).all()

@@ -295,16 +295,11 @@ class Store:
         frames = []
         if self._parts(table):
             frames.append(pd.read_parquet(self.path / table, filters=filters))
-        pending = self.pending()
-        if pending and table == "results" and filters is None:
-            rows = []
-            for key in pending:
-                try:
-                    rows.append(flatten(json.loads((self.runs / f"{key}.json").read_text())))
-                except (OSError, ValueError):
-                    continue
-            if rows:
-                frames.append(pd.DataFrame(rows))
+        pending = self._pending_table(table)
+        if pending is not None:
+            if filters is not None:
+                pending = pending.filter(pq.filters_to_expression(filters))
+            frames.append(pending.to_pandas())
         if not frames:
             return pd.DataFrame()
         df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -312,6 +307,24 @@ class Store:
             df = df[df["run_key"].isin(set(keys))]
         return df.reset_index(drop=True)
 
+
+    def _pending_table(self, table: str) -> Optional[pa.Table]:
+        """The finished runs of ``runs/`` not compacted yet, as a table of ``table`` (None if none)."""
+        parts = []
+        rows = []
+        for key in self.pending():
+            try:
+                record = json.loads((self.runs / f"{key}.json").read_text())
+                if table == "results":
+                    rows.append(flatten(record))
+                elif (self.runs / f"{key}.{table}.parquet").exists():
+                    ident = {"run_key": key, "seed": record["seed"], **record["params"]}
+                    parts.append(_with_ident(pq.read_table(self.runs / f"{key}.{table}.parquet"), ident))
+            except (OSError, ValueError, pa.ArrowException):
+                continue  # being written or damaged: not a finished run yet
+        if rows:
+            return _typed(_table(rows))
+        return pa.concat_tables(parts, promote_options="permissive") if parts else None
 
 def _table(rows: List[Dict[str, Any]]) -> pa.Table:
     """The rows as a table with every column any row has (in first-seen order; missing values null)."""
