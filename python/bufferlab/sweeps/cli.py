@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
 
     q = sub.add_parser(
         "plot", help="plot a sweep: a metric's mean and 95%% confidence band over seeds",
-        description="Plot a sweep's metric against a swept key: the mean over seeds with its 95%% Student-t "
+        description="Plot a sweep's metric against a swept key: the mean over seeds with its 95 % Student-t "
         "confidence band, one line per --hue value, one panel per --col value; PNG and SVG.")
     q.add_argument("dir", metavar="DIR", help="a sweep's directory")
     q.add_argument("--x", required=True, metavar="KEY", help="the swept key on the x axis")
