@@ -17,6 +17,18 @@ else
     ns3_ok=0
     echo "ns3 could not be installed: the ns-3 cross-validation tests and the quick subset are skipped"
 fi
+# tshark (pcap checks) and Chromium (the HTML report in a browser) from Debian's packages for
+# tests/test_traces.py, which skips those tests, saying why, where they cannot be installed.
+if ! command -v tshark >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark chromium) \
+            >/dev/null 2>&1; then
+            echo "tshark/chromium could not be installed from Debian's packages: the pcap and browser tests are skipped"
+        fi
+    else
+        echo "tshark/chromium are missing and cannot be installed here (needs root and apt-get): the pcap and browser tests are skipped"
+    fi
+fi
 python3 -m pytest -q tests
 # Every paper's reproduction in its quick form: a claim that holds in the committed full run must still hold.
 bufferlab reproduce all --quick --out "${TMPDIR:-/tmp}/bufferlab-reproduce-quick" --check docs/reproductions

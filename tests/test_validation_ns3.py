@@ -632,6 +632,30 @@ def test_ns3_red_repeats_exactly_in_one_process():
         assert first[key] == second[key], key
 
 
+def test_overhead_is_translated_to_a_jitter_queue_disc_per_sender():
+    cfg = ns3sim.translate(scenario(tcp={"overhead": "2ms"}))
+    assert cfg["groups"][0]["tcp"]["overhead_s"] == 0.002
+    # The four senders' jitter queue discs are the only root queue discs besides the bottleneck's.
+    rb = {"links": {"bottleneck": {"MaxSize": "99p", "device_queue": "1p"}}, "root_queue_discs_elsewhere": 4}
+    ns3sim.check_read_back(cfg, rb)
+    with pytest.raises(BufferLabError, match="root_queue_discs_elsewhere = 0, expected 4"):
+        ns3sim.check_read_back(cfg, {**rb, "root_queue_discs_elsewhere": 0})
+    assert ns3sim.translate(scenario())["groups"][0]["tcp"]["overhead_s"] == 0.0
+
+
+def test_ns3_overhead_delays_packets_and_repeats_exactly():
+    pytest.importorskip("ns")
+    sc = scenario(duration="4s", warmup="1s", flows={"count": 1, "rtt": "100ms"}, tcp={"max_window": 20})
+    plain = ns3sim.run_ns3(sc)
+    jittered = [ns3sim.run_ns3({**sc, "tcp": {**sc["tcp"], "max_window": 20, "overhead": "20ms"}})
+                for _ in range(2)]
+    assert jittered[0]["ns3_config"]["read_back"]["root_queue_discs_elsewhere"] == 1
+    # A window-limited flow: each packet held up to 20 ms (10 ms on average) stretches the round trip.
+    assert jittered[0]["goodput_bps"] < 0.97 * plain["goodput_bps"]
+    for key in ("events", "goodput_bps", "queue_mean_pkts"):
+        assert jittered[0][key] == jittered[1][key], key
+
+
 def test_ns3_two_way_with_queued_acks_and_group_settings():
     pytest.importorskip("ns")
     # Two links in opposite directions, each group's ACKs queued behind the other's data; the westbound

@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "bufferlab.validation.cli",
     "bufferlab.reproduce.cli",
     "bufferlab.commands.bench",
+    "bufferlab.commands.report",
     "bufferlab.sweeps.cli",
 )
 

@@ -22,8 +22,12 @@ from typing import Callable, List, Optional, Union
 from bufferlab.errors import BufferLabError, OutputError
 
 #: The files a run writes: ``results.json`` and one Parquet file per non-empty table.
-TABLES = ("flows", "ports", "groups", "fct", "fct_records", "udp", "queue_series", "cwnd_series")
-RUN_FILES = frozenset(["results.json", *(f"{name}.parquet" for name in TABLES)])
+TABLES = ("flows", "ports", "groups", "fct", "fct_records", "udp", "queue_series", "cwnd_series", "events")
+#: What ``--report`` adds: the page, the delay quantiles it draws from, and its figures as PNG and SVG.
+REPORT_FILES = ("report.html", "delay_cdf.parquet",
+                *(f"{stem}.{ext}" for stem in ("queue", "delay", "cwnd", "goodput_rtt", "drops_marks")
+                  for ext in ("png", "svg")))
+RUN_FILES = frozenset(["results.json", *(f"{name}.parquet" for name in TABLES), *REPORT_FILES])
 
 Writer = Callable[[Path], List[str]]
 

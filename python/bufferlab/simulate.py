@@ -279,11 +279,17 @@ class Results:
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
     fct: pd.DataFrame = field(default_factory=pd.DataFrame)
     fct_records: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The event trace (``[trace] events = true``; columns in ``docs/traces.md``), else empty.
+    events: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: What ``[trace]`` recorded (event records kept and over the cap, the pcap's packets), else empty.
+    trace: Dict[str, Any] = field(default_factory=dict)
+    #: Each port's queueing delay at quantiles ``q`` in [0, 1] (columns ``port``, ``q``, ``delay_s``).
+    delay_cdf: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def to_dict(self) -> Dict[str, Any]:
         """Summary, per-port, per-group and per-flow rows, FCT statistics and the scenario, ready for strict
         JSON: an undefined value (no RTT sample, an empty window) is ``None``, never NaN."""
-        return json_ready({
+        out = {
             "summary": {**self.summary, "wall_s": self.wall_s},
             "ports": self.ports.to_dict(orient="records"),
             "groups": self.groups.to_dict(orient="records"),
@@ -291,7 +297,10 @@ class Results:
             "fct": self.fct.to_dict(orient="records"),
             "udp": self.udp.to_dict(orient="records"),
             "scenario": self.scenario,
-        })
+        }
+        if self.trace:
+            out["trace"] = self.trace
+        return json_ready(out)
 
     def save(self, out_dir: Union[str, Path], force: bool = False) -> List[Path]:
         """Write ``results.json`` and the tables and time series as Parquet into ``out_dir``; returns the
@@ -304,7 +313,7 @@ class Results:
         names written."""
         frames = {"flows": self.flows, "groups": self.groups, "fct": self.fct,
                   "fct_records": self.fct_records, "udp": self.udp, "queue_series": self.queue_series,
-                  "cwnd_series": self.cwnd_series,
+                  "cwnd_series": self.cwnd_series, "events": self.events,
                   "ports": self.ports.drop(columns=["drop_reasons", "mark_reasons", "queue_state"],
                                            errors="ignore")}
         text = dumps(self.to_dict(), indent=2) + "\n"
@@ -400,19 +409,25 @@ def _advance(sim: Any, duration: float, stop: threading.Event, reached: Callable
     return True
 
 
-def _run_engine(sim: Any, bar: Any) -> Tuple[Any, ...]:
+def _run_engine(sim: Any, bar: Any, on_step: Optional[Callable[[], None]] = None,
+                before_finish: Optional[Callable[[], None]] = None) -> Tuple[Any, ...]:
     """Advance ``sim`` to its end and finish it on a worker thread, so that Ctrl-C reaches this thread at
-    once; on Ctrl-C the worker stops after its current step and :class:`Interrupted` is raised."""
+    once; on Ctrl-C the worker stops after its current step and :class:`Interrupted` is raised.
+    ``on_step`` runs on the worker after every step, ``before_finish`` once the end is reached."""
     duration = sim.duration_s()
     stop = threading.Event()
     state: Dict[str, Any] = {"now": 0.0}
 
     def reached(now: float) -> None:
         state["now"] = now
+        if on_step is not None:
+            on_step()
 
     def work() -> None:
         try:
             if _advance(sim, duration, stop, reached):
+                if before_finish is not None:
+                    before_finish()
                 state["result"] = sim.finish()
         except BaseException as exc:  # handed to the caller's thread
             state["error"] = exc
@@ -434,25 +449,49 @@ def _run_engine(sim: Any, bar: Any) -> Tuple[Any, ...]:
     return state["result"]
 
 
-def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optional[bool] = None) -> Results:
+#: Quantiles at which each port's queueing-delay distribution is kept (``Results.delay_cdf``).
+DELAY_QUANTILES = np.concatenate([np.linspace(0.0, 0.99, 100), [0.995, 0.999, 1.0]])
+
+
+def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optional[bool] = None,
+        trace: Optional[Mapping[str, Any]] = None) -> Results:
     """Simulate a scenario.
 
-    ``overrides`` are ``key=value`` strings applied first (as ``bufferlab run --set``). ``progress`` shows a
-    bar on stderr: ``True`` always, ``False`` never, ``None`` when stderr is a terminal and the run takes more
-    than two seconds. The engine runs on a worker thread with the GIL released; Ctrl-C stops it between two
-    steps and raises :class:`Interrupted` (a ``KeyboardInterrupt``).
+    ``overrides`` are ``key=value`` strings applied first (as ``bufferlab run --set``). ``trace`` sets
+    fields of the scenario's ``[trace]`` table (``{"pcap": "out.pcap"}``, ``{"events": True}``;
+    ``docs/traces.md``). ``progress`` shows a bar on stderr: ``True`` always, ``False`` never, ``None`` when
+    stderr is a terminal and the run takes more than two seconds. The engine runs on a worker thread with
+    the GIL released; Ctrl-C stops it between two steps and raises :class:`Interrupted` (a
+    ``KeyboardInterrupt``), and a pcap being written is removed.
     """
     from bufferlab import _engine
 
     spec = apply_overrides(load_scenario(scenario), overrides)
+    if trace is not None and not isinstance(trace, Mapping):
+        raise BufferLabError(f"trace: expected a table of [trace] fields, got {_describe(trace)}")
+    if trace:
+        table = spec.get("trace")
+        spec["trace"] = {**(table if isinstance(table, dict) else {}), **trace}
     try:
         sim = _engine.Simulation(_to_json(fill_index_tables(spec)))
     except _engine.ScenarioError as exc:
         raise BufferLabError(str(exc)) from None
+    from bufferlab.traces import EventCollector
+
+    collector = EventCollector()
+    extra: Dict[str, Any] = {}
+
+    def before_finish() -> None:
+        collector.drain(sim)
+        report = sim.end_trace()
+        extra["trace"] = json.loads(report) if report is not None else {}
+        extra["delay"] = [sim.delay_quantiles(p, DELAY_QUANTILES.tolist()) for p in range(sim.ports())]
+
     started = time.perf_counter()
     bar = _progress_bar(sim.duration_s(), progress)
     try:
-        text, time_s, queue, port_queues, cwnd = _run_engine(sim, bar)
+        text, time_s, queue, port_queues, cwnd = _run_engine(sim, bar, lambda: collector.drain(sim),
+                                                             before_finish)
     finally:
         if bar is not None:
             bar.close()
@@ -468,4 +507,9 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     return Results(summary=data["summary"], flows=pd.DataFrame(data["flows"]), udp=pd.DataFrame(data["udp"]),
                    queue_series=queue_series, cwnd_series=cwnd_series, scenario=spec, wall_s=wall,
                    ports=ports, groups=pd.DataFrame(data["groups"]), fct=pd.DataFrame(data["fct"]),
-                   fct_records=pd.DataFrame(data["fct_records"]))
+                   fct_records=pd.DataFrame(data["fct_records"]),
+                   events=collector.frame(list(ports["name"])) if "trace" in spec else pd.DataFrame(),
+                   trace=extra.get("trace", {}),
+                   delay_cdf=pd.DataFrame([{"port": name, "q": q, "delay_s": d}
+                                           for name, ds in zip(ports["name"], extra.get("delay", []))
+                                           for q, d in zip(DELAY_QUANTILES, ds)]))

@@ -15,6 +15,7 @@ pub mod sim;
 pub mod tcp;
 pub mod time;
 pub mod timer;
+pub mod trace;
 pub mod traffic;
 pub mod units;
 

@@ -40,6 +40,11 @@ pub mod stream {
     pub fn controller(g: usize, i: u64) -> u64 {
         (1 << 48) | ((g as u64) << 24) | (i & 0xFF_FFFF)
     }
+
+    /// The send-time jitter (`tcp.overhead`) of the `i`-th flow started in group `g`.
+    pub fn overhead(g: usize, i: u64) -> u64 {
+        (2 << 48) | ((g as u64) << 24) | (i & 0xFF_FFFF)
+    }
 }
 
 impl Rng {

@@ -37,6 +37,8 @@ use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderStats};
 use crate::time::{from_secs, serialization, to_secs, Time, NEVER};
 use crate::timer::{Fired, Timer};
+use crate::trace::pcap::Capture;
+use crate::trace::{EventColumns, EventKind, PortEvent, SenderView, TcpShape, TraceReport, Tracer};
 use crate::traffic::UdpSource;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -59,6 +61,9 @@ struct Flow {
     access_free_at: Time,
     access_serialization: Time,
     access_delay: Time,
+    /// `tcp.overhead` and its stream: each packet waits a uniform random time in [0, overhead) before it
+    /// starts on the access link (`None`: no wait).
+    overhead: Option<(Time, Rng)>,
     /// The receiver's clock lead: the last data link's delay.
     rx_shift: Time,
     /// The first port of its route.
@@ -121,7 +126,11 @@ impl Flow {
     fn launch(&mut self, out: &mut Vec<Packet>, events: &mut EventQueue, hops: u8, f: u32, at: Time) {
         for mut pkt in out.drain(..) {
             pkt.hops = hops;
-            let done = at.max(self.access_free_at) + self.access_serialization;
+            let ready = match &mut self.overhead {
+                None => at,
+                Some((most, rng)) => at + (*most as f64 * rng.uniform()) as Time,
+            };
+            let done = ready.max(self.access_free_at) + self.access_serialization;
             self.access_free_at = done;
             self.in_network += 1;
             let arrival = done + self.access_delay;
@@ -175,6 +184,8 @@ pub struct Simulation {
     dropped: u64,
     after_end: u64,
     peak_slots: usize,
+    /// `[trace]`: `None` without one, so tracing off is one untaken branch per hook.
+    tracer: Option<Box<Tracer>>,
 }
 
 impl Simulation {
@@ -217,6 +228,10 @@ impl Simulation {
             dropped: 0,
             after_end: 0,
             peak_slots: 0,
+            tracer: match &cfg.trace {
+                Some(t) => Some(Box::new(Tracer::new(t.clone())?)),
+                None => None,
+            },
             cfg,
         };
         let fixed_flows: Vec<(usize, FlowConfig)> =
@@ -430,6 +445,9 @@ impl Simulation {
             access_free_at: 0,
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
             access_delay: fc.access_delay,
+            overhead: (grp.tcp.overhead > 0).then(|| {
+                (grp.tcp.overhead, Rng::new(self.cfg.seed, stream::overhead(g, self.groups[g].built - 1)))
+            }),
             rx_shift: self.ports[last].delay,
             first_port: grp.route[0] as u32,
             ack_delay,
@@ -450,6 +468,9 @@ impl Simulation {
             self.flows.push(flow);
         } else {
             self.flows[slot] = flow;
+        }
+        if let Some(tr) = self.tracer.as_deref_mut() {
+            tr.reset_flow(slot as u32);
         }
         self.peak_slots = self.peak_slots.max(self.flows.len() - self.free.len());
         slot
@@ -513,6 +534,9 @@ impl Simulation {
 
     /// Put the packets the sender emitted at its time `at` on its access link, and keep its timer scheduled.
     fn send_out(&mut self, f: usize, at: Time) {
+        if let Some(tr) = self.tracer.as_deref_mut().filter(|t| t.records_senders()) {
+            trace_sender(tr, &self.flows[f], f, at, &self.out, None);
+        }
         let flow = &mut self.flows[f];
         let hops = self.cfg.groups[flow.group as usize].route.len() as u8;
         flow.launch(&mut self.out, &mut self.events, hops, f as u32, at);
@@ -551,6 +575,9 @@ impl Simulation {
         let flow = &mut self.flows[f];
         let Some(path) = flow.ack_path.as_mut() else {
             let arrival = at + flow.ack_delay;
+            if self.tracer.as_ref().is_some_and(|t| t.pcap.is_some()) {
+                self.capture_returning_ack(f, &ack, at);
+            }
             return self.sender_ack(f, ack, arrival);
         };
         path.serial = path.serial.wrapping_add(1);
@@ -569,7 +596,7 @@ impl Simulation {
 
     /// The sender handles `ack` at its arrival time `at`, on its own clock.
     fn sender_ack(&mut self, f: usize, ack: Ack, at: Time) {
-        let Simulation { flows, cfg, out, events, .. } = self;
+        let Simulation { flows, cfg, out, events, tracer, .. } = self;
         let flow = &mut flows[f];
         let grp = &cfg.groups[flow.group as usize];
         let hops = grp.route.len() as u8;
@@ -580,9 +607,15 @@ impl Simulation {
                 break;
             }
             flow.sender.on_timer(deadline, &grp.tcp, out);
+            if let Some(tr) = tracer.as_deref_mut().filter(|t| t.records_senders()) {
+                trace_sender(tr, flow, f, deadline, out, None);
+            }
             flow.launch(out, events, hops, f as u32, deadline);
         }
         flow.sender.on_ack(&ack, at, &grp.tcp, out);
+        if let Some(tr) = tracer.as_deref_mut().filter(|t| t.records_senders()) {
+            trace_sender(tr, flow, f, at, out, Some(&ack));
+        }
         flow.launch(out, events, hops, f as u32, at);
         if flow.fct.is_none() && flow.sender.is_complete() {
             self.complete(f, at);
@@ -659,17 +692,24 @@ impl Simulation {
             port.stats.arrivals += 1;
         }
         port.queue.enqueue(pkt, now, &mut self.fx);
-        if port.in_service.is_none() {
+        let idle = port.in_service.is_none();
+        if idle {
             port.start_service(now, p, &mut self.fx, &mut self.events);
         }
         port.stats.queue_changed(now, port.queue.len());
         port.sync_timer(now, p, &mut self.events);
+        if self.tracer.is_some() {
+            self.trace_arrival(p, &pkt, idle);
+        }
         self.apply_queue_effects(p);
     }
 
     fn start_service(&mut self, p: usize) {
         self.ports[p].start_service(self.now, p, &mut self.fx, &mut self.events);
         self.apply_queue_effects(p);
+        if self.tracer.is_some() {
+            self.trace_dequeue(p);
+        }
     }
 
     fn tx_done(&mut self, p: usize) {
@@ -680,6 +720,9 @@ impl Simulation {
             port.stats.departures += 1;
         }
         let arrival = self.now + port.delay;
+        if self.tracer.is_some() {
+            self.capture_at(p, &pkt, false);
+        }
         pkt.hop += 1;
         if pkt.hop < pkt.hops {
             if self.ports[p].out.push(arrival, pkt) {
@@ -694,6 +737,9 @@ impl Simulation {
         port.stats.queue_changed(now, port.queue.len());
         port.sync_timer(now, p, &mut self.events);
         self.apply_queue_effects(p);
+        if self.tracer.is_some() {
+            self.trace_dequeue(p);
+        }
     }
 
     /// The packet reaches the end of its route at `at`.
@@ -762,6 +808,10 @@ impl Simulation {
     }
 
     fn count_queue_effects(&mut self, p: usize) {
+        if self.tracer.is_some() {
+            self.trace_queue_effects(p);
+        }
+        self.fx.mark_seqs.clear();
         let mut drops = std::mem::take(&mut self.fx.drops);
         for (pkt, reason, stage) in drops.drain(..) {
             self.dropped += 1;
@@ -909,6 +959,9 @@ impl Simulation {
 
     /// Close the statistics at `end` and collect the results.
     fn close(mut self, end: Time, partial: bool) -> Results {
+        if let Some(tr) = self.tracer.as_deref_mut() {
+            tr.finish(end);
+        }
         for port in &mut self.ports {
             port.stats.finish(end);
         }
@@ -1011,6 +1064,177 @@ impl Simulation {
             fct_records,
             udp,
             series: std::mem::take(&mut self.series),
+        }
+    }
+
+    /// Port `p`'s queueing delay (seconds) at each quantile of `qs`, from its histogram over the window so
+    /// far (NaN-free: 0 when no packet was served).
+    pub fn delay_quantiles(&self, p: usize, qs: &[f64]) -> Vec<f64> {
+        let st = &self.ports[p].stats;
+        qs.iter().map(|&q| if st.delay.count() == 0 { 0.0 } else { st.delay_quantile(q) }).collect()
+    }
+
+    /// The event records gathered since the last call (`None` without `[trace]`); draining them after
+    /// every step keeps the engine's share of a trace's memory to one step's records.
+    pub fn take_trace_events(&mut self) -> Option<EventColumns> {
+        self.tracer.as_deref_mut().map(Tracer::take_events)
+    }
+
+    /// Close the trace where the run is now (writing the pcap's remaining captures and giving the file its
+    /// name) and say what was traced; `None` without `[trace]`. The statistics are not affected.
+    pub fn end_trace(&mut self) -> Option<TraceReport> {
+        let now = self.now;
+        self.tracer.as_deref_mut().map(|t| t.finish(now))
+    }
+
+    /// The group of a packet's flow (-1: a datagram).
+    fn group_of(&self, pkt: &Packet) -> i32 {
+        match pkt.kind {
+            Kind::Datagram => -1,
+            _ => self.flows[pkt.flow as usize].group as i32,
+        }
+    }
+
+    /// An arrival at port `p` (its pcap capture on the ingress side): an enqueue record unless the
+    /// discipline refused it, and a dequeue record if the link was `idle` and took a packet at once.
+    #[cold]
+    #[inline(never)]
+    fn trace_arrival(&mut self, p: usize, pkt: &Packet, idle: bool) {
+        self.capture_at(p, pkt, true);
+        let queue_events = self.tracer.as_deref().is_some_and(|t| {
+            (t.records(EventKind::Enqueue) || t.records(EventKind::Dequeue)) && t.cfg.port_ok(p)
+        });
+        if !queue_events {
+            return;
+        }
+        let served = idle && self.ports[p].in_service.is_some();
+        let refused = self.fx.drops.iter().any(|(d, _, stage)| {
+            *stage == crate::queue::Stage::BeforeEnqueue
+                && (d.flow, d.seq, d.kind, d.retransmit) == (pkt.flow, pkt.seq, pkt.kind, pkt.retransmit)
+        });
+        if !refused {
+            let group = self.group_of(pkt);
+            let queue = self.ports[p].queue.len() + served as usize;
+            let mut pkt = *pkt;
+            pkt.enqueued_at = self.now;
+            if let Some(tr) = self.tracer.as_deref_mut() {
+                let e = PortEvent { port: p, pkt: &pkt, group, queue };
+                tr.port_event(self.now, EventKind::Enqueue, e, None);
+            }
+        }
+        if served {
+            self.trace_dequeue(p);
+        }
+    }
+
+    /// Port `p` may just have taken a packet into service.
+    #[cold]
+    #[inline(never)]
+    fn trace_dequeue(&mut self, p: usize) {
+        let Some(pkt) = self.ports[p].in_service else { return };
+        let group = self.group_of(&pkt);
+        let queue = self.ports[p].queue.len();
+        if let Some(tr) = self.tracer.as_deref_mut() {
+            tr.port_event(self.now, EventKind::Dequeue, PortEvent { port: p, pkt: &pkt, group, queue }, None);
+        }
+    }
+
+    /// Drops and marks at port `p`, before they are counted.
+    #[cold]
+    #[inline(never)]
+    fn trace_queue_effects(&mut self, p: usize) {
+        let Simulation { tracer, fx, flows, ports, now, .. } = self;
+        let Some(tr) = tracer.as_deref_mut() else { return };
+        let queue = ports[p].queue.len();
+        let group = |pkt: &Packet| match pkt.kind {
+            Kind::Datagram => -1,
+            _ => flows[pkt.flow as usize].group as i32,
+        };
+        for (pkt, reason, stage) in &fx.drops {
+            let e = PortEvent { port: p, pkt, group: group(pkt), queue };
+            tr.port_event(*now, EventKind::Drop, e, Some((*reason, *stage)));
+        }
+        for (&(flow, reason), &seq) in fx.marks.iter().zip(&fx.mark_seqs) {
+            let pkt = Packet { flow, seq, ecn: crate::packet::Ecn::Ce, ..Packet::default() };
+            let e = PortEvent { port: p, pkt: &pkt, group: group(&pkt), queue };
+            tr.port_event(*now, EventKind::Mark, e, Some((reason, crate::queue::Stage::BeforeEnqueue)));
+        }
+    }
+
+    /// The header geometry of group `g`'s packets in the pcap.
+    fn tcp_shape(&self, g: u32) -> TcpShape {
+        let grp = &self.cfg.groups[g as usize];
+        TcpShape {
+            group: g,
+            packet_size: grp.tcp.packet_size,
+            payload: grp.tcp.payload,
+            ack_size: grp.ack_size,
+        }
+    }
+
+    /// `pkt` arrives at port `p` (`ingress`) or `p` ends its transmission: a pcap capture if `p` is the
+    /// pcap's port on that side.
+    #[cold]
+    #[inline(never)]
+    fn capture_at(&mut self, p: usize, pkt: &Packet, ingress: bool) {
+        let here = |t: &Tracer| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p && s.cfg.ingress == ingress);
+        if self.tracer.as_deref().is_some_and(here) {
+            self.capture_packet(pkt);
+        }
+    }
+
+    /// The pcap port ends the transmission of `pkt` (egress), or `pkt` arrives at it (ingress).
+    fn capture_packet(&mut self, pkt: &Packet) {
+        let what = match pkt.kind {
+            Kind::Datagram => {
+                if self.tracer.as_ref().is_some_and(|t| t.cfg.flows.is_some()) {
+                    return;
+                }
+                Capture::Datagram { source: pkt.flow, size: pkt.size, serial: pkt.seq }
+            }
+            Kind::Data | Kind::Ack => {
+                if !self.tracer.as_ref().is_some_and(|t| t.cfg.flow_ok(pkt.flow)) {
+                    return;
+                }
+                let flow = &self.flows[pkt.flow as usize];
+                let shape = self.tcp_shape(flow.group);
+                if pkt.kind == Kind::Data {
+                    Capture::Data { flow: pkt.flow, shape, seq: pkt.seq, ecn: pkt.ecn, cwr: pkt.cwr }
+                } else {
+                    let path = flow.ack_path.as_ref().expect("a queued ACK path");
+                    let Some(&(_, ack)) = path.pending.iter().find(|(serial, _)| *serial == pkt.seq) else {
+                        return;
+                    };
+                    Capture::Ack { flow: pkt.flow, shape, ack }
+                }
+            }
+        };
+        let now = self.now;
+        if let Some(sink) = self.tracer.as_deref_mut().and_then(|t| t.pcap.as_mut()) {
+            sink.capture(now, now, what);
+        }
+    }
+
+    /// An ACK of flow `f` sent at `at` over the uncongested path: captured when it passes the pcap port's
+    /// router on its way back (having crossed that link and those after it on the data route).
+    #[cold]
+    #[inline(never)]
+    fn capture_returning_ack(&mut self, f: usize, ack: &Ack, at: Time) {
+        let Some(tr) = self.tracer.as_deref() else { return };
+        let Some(port) = tr.pcap.as_ref().map(|s| s.cfg.port) else { return };
+        if !tr.cfg.flow_ok(f as u32) {
+            return;
+        }
+        let g = self.flows[f].group;
+        let route = &self.cfg.groups[g as usize].route;
+        let Some(k) = route.iter().position(|&p| p == port) else { return };
+        let size = self.cfg.groups[g as usize].ack_size;
+        let back: Time =
+            route[k..].iter().map(|&p| self.ports[p].delay + serialization(size, self.ports[p].rate)).sum();
+        let shape = self.tcp_shape(g);
+        let now = self.now;
+        if let Some(sink) = self.tracer.as_deref_mut().and_then(|t| t.pcap.as_mut()) {
+            sink.capture(now, at + back, Capture::Ack { flow: f as u32, shape, ack: *ack });
         }
     }
 
@@ -1171,4 +1395,31 @@ impl Simulation {
 /// An exponential gap of mean `1/rate` seconds, at least one picosecond.
 fn exponential_gap(rng: &mut Rng, rate: f64) -> Time {
     from_secs(-(1.0 - rng.uniform()).ln() / rate).max(1)
+}
+
+/// Flow `f`'s sender events at its time `at`: the ACK it just processed (if any), a timeout it just took,
+/// a change of congestion state, and the packets it emitted (`out`).
+#[cold]
+#[inline(never)]
+fn trace_sender(tr: &mut Tracer, flow: &Flow, f: usize, at: Time, out: &[Packet], ack: Option<&Ack>) {
+    let s = &flow.sender;
+    let view = SenderView {
+        flow: f as u32,
+        group: flow.group,
+        cwnd: s.cwnd(),
+        ssthresh: s.ssthresh(),
+        state: s.cc_state(),
+    };
+    if let Some(a) = ack {
+        let pkt = Packet { flow: f as u32, seq: a.ack, cwr: a.ece, kind: Kind::Ack, ..Packet::default() };
+        tr.sender_event(at, EventKind::Ack, &view, Some(&pkt));
+    }
+    if s.stats.timeouts > tr.timeouts_seen(f) {
+        tr.set_timeouts_seen(f, s.stats.timeouts);
+        tr.sender_event(at, EventKind::Timeout, &view, None);
+    }
+    tr.state_change(at, &view);
+    for pkt in out {
+        tr.sender_event(at, EventKind::Send, &view, Some(pkt));
+    }
 }

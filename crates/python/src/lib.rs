@@ -31,6 +31,18 @@ fn f64_bytes<'py>(py: Python<'py>, xs: &[f64]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, &bytes)
 }
 
+/// Little-endian bytes of `xs`, each written by `f`.
+fn le_bytes<'py, T: Copy, const N: usize>(
+    py: Python<'py>,
+    xs: &[T],
+    f: impl Fn(T) -> [u8; N],
+) -> Bound<'py, PyBytes> {
+    let bytes: Vec<u8> = xs.iter().flat_map(|&x| f(x)).collect();
+    PyBytes::new(py, &bytes)
+}
+
+type Columns<'py> = Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>;
+
 /// A running simulation of one scenario.
 #[pyclass(module = "bufferlab._engine")]
 struct Simulation {
@@ -155,6 +167,53 @@ impl Simulation {
         let cwnd = series.cwnd.iter().map(|c| f64_bytes(py, c)).collect();
         let ports = series.port_queue.iter().map(|q| f64_bytes(py, q)).collect();
         Ok((text, f64_bytes(py, &series.time_s), f64_bytes(py, &series.queue_pkts), ports, cwnd))
+    }
+
+    /// The trace's event records gathered since the last call, as a list of (column, numpy dtype,
+    /// little-endian bytes) and the reason names by code; `None` without `[trace]`.
+    fn take_trace<'py>(&mut self, py: Python<'py>) -> PyResult<Option<(Columns<'py>, Vec<String>)>> {
+        let Some(c) = self.sim()?.take_trace_events() else { return Ok(None) };
+        let b = |x: bool| [x as u8];
+        let cols = vec![
+            ("time_s", "<f8", le_bytes(py, &c.time, |t| time::to_secs(t).to_le_bytes())),
+            ("kind", "u1", le_bytes(py, &c.kind, |x| [x])),
+            ("flow", "<u4", le_bytes(py, &c.flow, u32::to_le_bytes)),
+            ("group", "<i4", le_bytes(py, &c.group, i32::to_le_bytes)),
+            ("port", "<i4", le_bytes(py, &c.port, i32::to_le_bytes)),
+            ("packet", "u1", le_bytes(py, &c.packet, |x| [x])),
+            ("seq", "<u4", le_bytes(py, &c.seq, u32::to_le_bytes)),
+            ("retransmit", "?", le_bytes(py, &c.retransmit, b)),
+            ("ecn", "u1", le_bytes(py, &c.ecn, |x| [x])),
+            ("ecn_flag", "?", le_bytes(py, &c.ecn_flag, b)),
+            ("reason", "<u2", le_bytes(py, &c.reason, u16::to_le_bytes)),
+            ("at_dequeue", "?", le_bytes(py, &c.at_dequeue, b)),
+            ("queue", "<u4", le_bytes(py, &c.queue, u32::to_le_bytes)),
+            ("delay_s", "<f8", le_bytes(py, &c.delay_s, f64::to_le_bytes)),
+            ("cwnd", "<f8", le_bytes(py, &c.cwnd, f64::to_le_bytes)),
+            ("ssthresh", "<f8", le_bytes(py, &c.ssthresh, f64::to_le_bytes)),
+            ("state", "u1", le_bytes(py, &c.state, |x| [x])),
+        ];
+        Ok(Some((cols, c.reasons.iter().map(|r| r.to_string()).collect())))
+    }
+
+    /// Close the trace where the run is now (the pcap gets its name) and return what was traced as JSON
+    /// text; `None` without `[trace]`.
+    fn end_trace(&mut self) -> PyResult<Option<String>> {
+        Ok(self.sim()?.end_trace().map(|r| serde_json::to_string(&r).expect("plain data")))
+    }
+
+    /// The number of ports (links).
+    fn ports(&mut self) -> PyResult<usize> {
+        Ok(self.sim()?.config().network.links.len())
+    }
+
+    /// Queueing delay (seconds) of port `port` at each quantile of `qs`, over the window so far.
+    fn delay_quantiles(&mut self, port: usize, qs: Vec<f64>) -> PyResult<Vec<f64>> {
+        let sim = self.sim()?;
+        if port >= sim.config().network.links.len() {
+            return Err(PyValueError::new_err(format!("port: no port {port}")));
+        }
+        Ok(sim.delay_quantiles(port, &qs))
     }
 }
 

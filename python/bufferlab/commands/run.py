@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from bufferlab.cli import EXIT_BROKEN_PIPE, silence_stdout
-from bufferlab.errors import BufferLabError
+from bufferlab.errors import BufferLabError, OutputError
 from bufferlab.jsonout import dumps
 from bufferlab.output import OutputDir
-from bufferlab.simulate import Interrupted, Results, examples, run
+from bufferlab.simulate import Interrupted, Results, apply_overrides, examples, load_scenario, run
 from bufferlab.units import format_value
 
 #: The summary table: (label, key, format).
@@ -107,15 +108,61 @@ def _tables(results: Results) -> List[str]:
     return out
 
 
+def _flow_count(spec: Dict[str, Any]) -> Optional[int]:
+    """The flows with rows the scenario starts, when its groups give plain counts (else ``None``)."""
+    flows = spec.get("flows")
+    groups = flows if isinstance(flows, list) else [flows] if isinstance(flows, dict) else []
+    counts = [g.get("count") for g in groups if isinstance(g, dict)]
+    if not counts or not all(isinstance(c, int) for c in counts) or "parking_lot" in spec:
+        return None
+    return sum(counts)
+
+
+def _scenario_for(args: argparse.Namespace) -> Any:
+    """The scenario to run: the file with ``--set``, and with what ``--report``/``--plot`` draw from and
+    ``--pcap`` switched on."""
+    if not (args.report or args.plot or args.pcap):
+        return args.scenario
+    from bufferlab import _engine
+    from bufferlab.report import prepare_scenario
+
+    spec = apply_overrides(load_scenario(args.scenario), args.set)
+    if args.pcap is not None:
+        if not str(args.pcap).strip():
+            raise BufferLabError("--pcap: empty path; give the file to write the packet trace into")
+        try:
+            Path(args.pcap).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BufferLabError(f"--pcap: cannot create the directory of {args.pcap}: "
+                                 f"{exc.strerror or exc}") from None
+        table = spec.get("trace")
+        spec["trace"] = {**(table if isinstance(table, dict) else {}), "pcap": str(args.pcap)}
+    if args.report or args.plot:
+        duration = spec.get("duration")
+        seconds = _engine.parse_time(duration) if isinstance(duration, str) else duration
+        if isinstance(seconds, (int, float)) and seconds > 0:
+            spec = prepare_scenario(spec, float(seconds), _flow_count(spec))
+    return spec
+
+
 def handle(args: argparse.Namespace) -> int:
     target: Optional[OutputDir] = None
     if args.force and args.out is None:
         raise BufferLabError("--force: only with --out DIR (it replaces an earlier run there)")
+    if args.report and args.out is None:
+        raise BufferLabError("--report: only with --out DIR (the page is written beside the run's data; "
+                             "--plot DIR writes the figures alone)")
     if args.out is not None:
         target = OutputDir(args.out, force=args.force, field="--out")
         target.prepare()
+    if args.plot is not None:
+        from bufferlab.plots import ensure_directory
+
+        ensure_directory(args.plot, "--plot")
     try:
-        results = run(args.scenario, overrides=args.set, progress=False if args.quiet else None)
+        scenario = _scenario_for(args)
+        results = run(scenario, overrides=args.set if scenario is args.scenario else (),
+                      progress=False if args.quiet else None)
     except Interrupted as exc:
         if target is not None:
             target.discard()
@@ -132,10 +179,31 @@ def handle(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         silence_stdout()
         stdout_closed = True
+    written_any: List[str] = []
     if target is not None:
-        written = target.write(results.write_files)
-        if not args.json and not stdout_closed:
-            print("wrote " + ", ".join(str(p) for p in written))
+        if args.report:
+            from bufferlab import report
+
+            def write_with_report(directory: Any) -> List[str]:
+                names = results.write_files(directory)
+                paths = report.write(report.RunData.from_results(results), directory, "--report")
+                return names + [p.name for p in paths]
+
+            written = target.write(write_with_report)
+        else:
+            written = target.write(results.write_files)
+        written_any += [str(p) for p in written]
+    if args.plot is not None:
+        from bufferlab import report
+
+        figures = report.draw(report.RunData.from_results(results), args.plot, "--plot")
+        written_any += [str(f) for fig in figures for f in fig.files]
+    if results.trace.get("pcap"):
+        if results.trace.get("pcap_error"):
+            raise OutputError(f"--pcap: {results.trace['pcap_error']}")
+        written_any.append(str(results.trace["pcap"]))
+    if written_any and not args.json and not stdout_closed:
+        print("wrote " + ", ".join(written_any))
     return EXIT_BROKEN_PIPE if stdout_closed else 0
 
 
@@ -152,4 +220,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --out: replace a directory that holds an earlier run (all of its files)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--pcap", metavar="FILE",
+                   help="write a packet trace of the first link (or [trace] port) that Wireshark reads "
+                        "(docs/traces.md)")
+    p.add_argument("--report", action="store_true",
+                   help="with --out: also write report.html (figures inline) and the figures as PNG/SVG")
+    p.add_argument("--plot", metavar="DIR", help="write the report's figures as PNG and SVG into DIR")
     p.set_defaults(func=handle)

@@ -57,6 +57,10 @@ import numpy as np
 from bufferlab.errors import BufferLabError
 
 PPP_HEADER_BYTES = 2
+#: First ns-3 random stream of the senders' `tcp.overhead` jitter (flow i draws from this + i), clear of the
+#: streams the queue discs take (one per link).
+JITTER_STREAM_BASE = 1000
+
 #: IPv4 (20) + TCP (20) header bytes of an ns-3 data segment without options (timestamps off).
 NS3_TCP_IP_HEADER_BYTES = 40
 #: Device queue of every device that is not a link's forward direction (no queue disc there).
@@ -476,6 +480,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             "retx_threshold": int(t["dupack_threshold"]),
             "max_window": None if t["max_window"] is None else int(t["max_window"]),
             "limited_transmit": bool(t["limited_transmit"]),
+            "overhead_s": float(t.get("overhead", 0.0)),
         })
 
     # Links and their buffers.
@@ -966,6 +971,57 @@ uint32_t GetFqQuantum(Ptr<QueueDisc> qd) {
   Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(qd);
   return fq ? fq->GetQuantum() : 0;
 }
+// tcp.overhead (ns-2's overhead_): a sender's packets wait a uniform random time in [0, most] before
+// its access device takes them, in order (a packet never leaves before the one ahead of it).
+class JitterQueueDisc : public QueueDisc {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("bufferlab::JitterQueueDisc").SetParent<QueueDisc>().SetGroupName("BufferLab")
+                            .AddConstructor<JitterQueueDisc>();
+    return tid;
+  }
+  JitterQueueDisc() : QueueDisc(QueueDiscSizePolicy::NO_LIMITS) {}
+  Time most;
+  Ptr<UniformRandomVariable> draw = CreateObject<UniformRandomVariable>();
+  std::deque<Time> ready;
+  Time last;
+
+ private:
+  bool DoEnqueue(Ptr<QueueDiscItem> item) override {
+    Time t = Max(Simulator::Now() + Seconds(draw->GetValue(0.0, most.GetSeconds())), last);
+    last = t;
+    ready.push_back(t);
+    GetInternalQueue(0)->Enqueue(item);
+    Simulator::Schedule(t - Simulator::Now(), &JitterQueueDisc::Run, this);
+    return true;
+  }
+  Ptr<QueueDiscItem> DoDequeue() override {
+    if (ready.empty() || ready.front() > Simulator::Now()) return nullptr;
+    ready.pop_front();
+    return GetInternalQueue(0)->Dequeue();
+  }
+  Ptr<const QueueDiscItem> DoPeek() override {
+    if (ready.empty() || ready.front() > Simulator::Now()) return nullptr;
+    return GetInternalQueue(0)->Peek();
+  }
+  bool CheckConfig() override {
+    if (GetNInternalQueues() == 0) {
+      AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
+          "MaxSize", QueueSizeValue(QueueSize("1000000p"))));
+    }
+    return true;
+  }
+  void InitializeParams() override {}
+};
+
+// The TypeId is registered when first asked for (cppyy runs no static registration).
+std::string JitterTypeName() { return JitterQueueDisc::GetTypeId().GetName(); }
+void SetJitter(Ptr<QueueDisc> qd, double most_s, int64_t stream) {
+  Ptr<JitterQueueDisc> j = DynamicCast<JitterQueueDisc>(qd);
+  j->most = Seconds(most_s);
+  j->draw->SetStream(stream);
+}
+
 int CountRootQdiscs(NetDeviceContainer devs) {
   int c = 0;
   for (uint32_t i = 0; i < devs.GetN(); i++) {
@@ -1126,6 +1182,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
     static = ns.Ipv4StaticRoutingHelper()
     acc = ns.PointToPointHelper()
     acc.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", big_queue)
+    sender_devs: List[Any] = [None] * n
     for g, grp in enumerate(groups):
         fl = grp["flows"]
         addr.SetBase(ns.Ipv4Address(f"10.{1 + g}.0.0"), ns.Ipv4Mask("255.255.255.252"))
@@ -1135,6 +1192,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
             acc.SetDeviceAttribute("DataRate", ns.DataRateValue(acc_rate))
             acc.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(fl["access_delay_s"][j])))
             d = acc.Install(senders.Get(i), routers.Get(grp["start_router"]))
+            sender_devs[i] = d.Get(0)
             other_devs.Add(d)
             ifc = addr.Assign(d)
             addr.NewNetwork()
@@ -1156,6 +1214,14 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
         else:
             srt.AddNetworkRouteTo(ns.Ipv4Address(f"10.{1 + g}.0.0"), ns.Ipv4Mask("255.255.0.0"), via, iface)
     ns.TrafficControlHelper().Uninstall(other_devs)
+    # tcp.overhead: a jitter queue disc on each sender's access device, one random stream per flow.
+    for grp in groups:
+        most = grp["tcp"]["overhead_s"]
+        for j in range(grp["flows"]["count"] if most > 0 else 0):
+            i = grp["flows"]["first"] + j
+            jitter = ns.TrafficControlHelper()
+            jitter.SetRootQueueDisc(str(bl.JitterTypeName()))
+            bl.SetJitter(jitter.Install(sender_devs[i]).Get(0), most, JITTER_STREAM_BASE + i)
 
     snap = bl.Snapshot()
     base_port = 5000
@@ -1403,9 +1469,11 @@ def check_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:
             if not _same(got, want):
                 where = f" on link {lk['name']!r}" if len(cfg["links"]) > 1 else ""
                 raise BufferLabError(f"ns-3 installed {name} = {got!r}{where}, expected {want!r}")
+    # Only the senders' jitter queue discs (tcp.overhead), one per flow of a group that has them.
+    want = sum(grp["flows"]["count"] for grp in cfg["groups"] if grp["tcp"].get("overhead_s", 0.0) > 0)
     got = read_back.get("root_queue_discs_elsewhere")
-    if got != 0:
-        raise BufferLabError(f"ns-3 installed root_queue_discs_elsewhere = {got!r}, expected 0")
+    if got != want:
+        raise BufferLabError(f"ns-3 installed root_queue_discs_elsewhere = {got!r}, expected {want}")
 
 
 def check_socket_read_back(cfg: Dict[str, Any], read_back: Dict[str, Any]) -> None:

@@ -76,6 +76,8 @@ pub struct QueueEffects {
     pub drops: Vec<(Packet, Reason, Stage)>,
     /// Flows whose packets were CE-marked, one entry per mark.
     pub marks: Vec<(u32, Reason)>,
+    /// The segment number of each entry of `marks` (for the event trace).
+    pub mark_seqs: Vec<u32>,
 }
 
 impl QueueEffects {
@@ -96,6 +98,7 @@ impl QueueEffects {
             Ecn::Ect => {
                 pkt.ecn = Ecn::Ce;
                 self.marks.push((pkt.flow, reason));
+                self.mark_seqs.push(pkt.seq);
                 true
             }
             Ecn::Ce => true,

@@ -27,6 +27,10 @@ pub const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + std::mem::s
 pub const SAMPLE_BYTES: f64 = 32.0;
 /// Bytes per finished flow recorded one by one (`monitor.fct_records`).
 pub const RECORD_BYTES: f64 = 64.0;
+/// Bytes per event record of `[trace]` kept until the run ends (about 60 B of columns in the engine's
+/// chunk, in the Python tables and in the DataFrame built from them, the last two at once while it is
+/// assembled).
+pub const TRACE_EVENT_BYTES: f64 = 150.0;
 /// Events per flow besides the packets its ports serve (start, stop, timers), and per packet of its
 /// initial window (sent at once, perhaps dropped).
 const FLOW_EVENTS: f64 = 20.0;
@@ -110,6 +114,10 @@ impl Estimate {
             );
             e.add_memory("monitor.sample_interval", what.clone(), samples * columns * SAMPLE_BYTES);
             e.add_events("monitor.sample_interval", what, samples);
+        }
+        if let Some(t) = cfg.trace.as_ref().filter(|t| t.events) {
+            let n = t.max_events as f64;
+            e.add_memory("trace.max_events", format!("{} event records", count(n)), n * TRACE_EVENT_BYTES);
         }
         e
     }

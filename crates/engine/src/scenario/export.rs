@@ -51,6 +51,8 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "limited_transmit": t.limited_transmit,
             "ssthresh_from": match t.ssthresh_from { crate::tcp::InFlight::FlightSize => "flight", crate::tcp::InFlight::Pipe => "pipe" },
             "rto_backoff": match t.backoff_end { crate::tcp::BackoffEnd::ValidSample => "until-sample", crate::tcp::BackoffEnd::NewAck => "new-ack" },
+            "full_ack": match t.full_ack { crate::tcp::FullAck::Flight => "flight", crate::tcp::FullAck::Ssthresh => "ssthresh" },
+            "overhead": to_secs(t.overhead),
             "pacing": t.pacing.name(),
         },
         "flows": g.flows.iter().map(|f| json!({
@@ -76,7 +78,7 @@ impl Config {
     /// The resolved scenario (see the module doc).
     pub fn to_json(&self) -> Value {
         let names: Vec<String> = self.network.links.iter().map(|l| l.name.clone()).collect();
-        json!({
+        let mut out = json!({
             "name": self.name,
             "seed": self.seed,
             "duration": to_secs(self.duration),
@@ -104,6 +106,37 @@ impl Config {
             },
             "limits": {"memory": self.limits.memory_bytes, "events": self.limits.events},
             "estimate": {"memory_bytes": self.estimate.memory_bytes(), "events": self.estimate.events()},
-        })
+        });
+        if let Some(t) = &self.trace {
+            out["trace"] = trace_json(t, &names);
+        }
+        out
     }
+}
+
+/// `[trace]` resolved: filters as ranges and link names, times in seconds.
+fn trace_json(t: &crate::trace::TraceConfig, names: &[String]) -> Value {
+    let kinds: Vec<&str> = crate::trace::KIND_NAMES
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| t.kinds & (1 << k) != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    json!({
+        "events": t.events,
+        "kinds": kinds,
+        "flows": t.flows.as_ref().map(|r| r.iter().map(|&(a, b)| json!([a, b])).collect::<Vec<_>>()),
+        "ports": names.iter().enumerate().filter(|(p, _)| t.ports[*p]).map(|(_, n)| n.clone()).collect::<Vec<_>>(),
+        "start": to_secs(t.start),
+        "stop": to_secs(t.stop),
+        "max_events": t.max_events,
+        "pcap": t.pcap.as_ref().map(|p| json!({
+            "file": p.path,
+            "port": names[p.port].clone(),
+            "snaplen": p.snaplen,
+            "max_packets": p.max_packets,
+            "max_bytes": p.max_bytes,
+            "side": if p.ingress { "ingress" } else { "egress" },
+        })),
+    })
 }

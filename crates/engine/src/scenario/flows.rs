@@ -6,7 +6,7 @@ use super::network::{Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
-use crate::tcp::{BackoffEnd, EcnResponse, InFlight, Pacing, RtoBounds, TcpConfig};
+use crate::tcp::{BackoffEnd, EcnResponse, FullAck, InFlight, Pacing, RtoBounds, TcpConfig};
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
 use crate::units::{Bytes, Rate, Seconds};
@@ -123,6 +123,8 @@ pub struct Tcp {
     pub limited_transmit: bool,
     pub ssthresh_from: SsthreshFrom,
     pub rto_backoff: RtoBackoff,
+    pub full_ack: FullAckSpec,
+    pub overhead: Seconds,
     /// `false` | `true` (= `"rtt"`) | `"off"` | `"rtt"` | `"linux"`.
     pub pacing: Value,
 }
@@ -134,6 +136,15 @@ pub struct Tcp {
 pub enum RtoBackoff {
     UntilSample,
     NewAck,
+}
+
+/// `tcp.full_ack`: NewReno's window after a full acknowledgment without SACK, `"flight"` (RFC 6582 §3.2
+/// step 6 option 1, the default) or `"ssthresh"` (option 2, ns-2 and ns-3).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FullAckSpec {
+    Flight,
+    Ssthresh,
 }
 
 /// `tcp.ssthresh_from`: `"flight"` (RFC 5681, the default) or `"pipe"` (ns-3 3.44).
@@ -166,6 +177,8 @@ impl Default for Tcp {
             limited_transmit: true,
             ssthresh_from: SsthreshFrom::Flight,
             rto_backoff: RtoBackoff::UntilSample,
+            full_ack: FullAckSpec::Flight,
+            overhead: Seconds(0.0),
             pacing: Value::Bool(false),
         }
     }
@@ -194,6 +207,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
     finite_range(&field("initial_rto"), t.initial_rto.0, t.min_rto.0, 3600.0, "in [min_rto, 3600 s]")?;
     finite_range(&field("max_rto"), t.max_rto.0, t.min_rto.0, 86400.0, "in [min_rto, 1 day]")?;
     finite_range(&field("clock_granularity"), t.clock_granularity.0, 0.0, 10.0, "in [0, 10 s]")?;
+    finite_range(&field("overhead"), t.overhead.0, 0.0, 1.0, "in [0, 1 s]")?;
     finite_range(&field("delayed_ack_timeout"), t.delayed_ack_timeout.0, 1e-6, 10.0, "in (0, 10 s]")?;
     check(
         &field("dupack_threshold"),
@@ -245,6 +259,11 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
             RtoBackoff::UntilSample => BackoffEnd::ValidSample,
             RtoBackoff::NewAck => BackoffEnd::NewAck,
         },
+        full_ack: match t.full_ack {
+            FullAckSpec::Flight => FullAck::Flight,
+            FullAckSpec::Ssthresh => FullAck::Ssthresh,
+        },
+        overhead: from_secs(t.overhead.0),
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
         pacing,

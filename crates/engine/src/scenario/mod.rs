@@ -273,6 +273,8 @@ pub struct Scenario {
     /// The most a run may use (memory, events); see [`estimate`].
     #[serde(default)]
     pub limits: estimate::LimitsTable,
+    /// `[trace]`: event records and a pcap file (`docs/traces.md`).
+    pub trace: Option<serde_json::Value>,
 }
 
 fn default_seed() -> u64 {
@@ -370,6 +372,8 @@ pub struct Config {
     pub limits: Limits,
     /// What the run is expected to cost (checked against `limits` when the scenario resolves).
     pub estimate: Estimate,
+    /// `[trace]`, if the scenario has one.
+    pub trace: Option<crate::trace::TraceConfig>,
 }
 
 impl Config {
@@ -536,6 +540,13 @@ impl Scenario {
         check("monitor.fct_buckets", fct_buckets.len() <= 64, "at most 64 edges", fct_buckets.len())?;
         check("monitor.fct_records", m.fct_records <= 10_000_000, "at most 10,000,000", m.fct_records)?;
 
+        let trace = match &self.trace {
+            Some(v) => {
+                let table: crate::trace::TraceTable = from_value(v.clone(), "trace")?;
+                Some(crate::trace::TraceConfig::resolve(&table, &net, self.duration.0)?)
+            }
+            None => None,
+        };
         let mut cfg = Config {
             name: self.name.clone(),
             seed: self.seed,
@@ -550,6 +561,7 @@ impl Scenario {
             fct_records: m.fct_records as usize,
             limits,
             estimate: Estimate::default(),
+            trace,
         };
         cfg.estimate = Estimate::of(&cfg, &queues);
         cfg.estimate.check(&limits)?;

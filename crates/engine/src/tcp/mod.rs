@@ -35,6 +35,20 @@ pub enum BackoffEnd {
     NewAck,
 }
 
+/// The window NewReno sets when a full acknowledgment ends fast recovery without SACK (RFC 6582 §3.2
+/// step 6, which offers both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FullAck {
+    /// Option (1), the default: `min(ssthresh, max(FlightSize, 1) + 1)`, so the data outstanding after the
+    /// recovery, not a possibly far larger `ssthresh`, decides what may leave at once; slow start then
+    /// climbs back to `ssthresh`. After a long recovery FlightSize (and with it `ssthresh`, RFC 5681
+    /// eq. 4) counts the segments the receiver holds out of order, so option (2) can release hundreds of
+    /// segments in one burst.
+    Flight,
+    /// Option (2): `cwnd = ssthresh` (ns-2's and ns-3's NewReno), with no measure against the burst.
+    Ssthresh,
+}
+
 /// How often a sender reduces its window for ECN-Echo (`tcp.ecn_response`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -68,6 +82,11 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     pub ssthresh_from: InFlight,
     pub backoff_end: BackoffEnd,
+    /// NewReno without SACK: the window after a full acknowledgment.
+    pub full_ack: FullAck,
+    /// The most a sender holds each packet before it leaves (ns-2's `overhead_`): a uniform random delay,
+    /// the flow's packets kept in order; 0 for none.
+    pub overhead: Time,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
     /// How the sender spaces its packets when its controller does not pace (see [`Pacing`]).

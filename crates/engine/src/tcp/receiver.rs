@@ -170,6 +170,8 @@ mod tests {
             limited_transmit: false,
             ssthresh_from: crate::tcp::InFlight::FlightSize,
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
+            full_ack: crate::tcp::FullAck::Flight,
+            overhead: 0,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
             pacing: crate::tcp::Pacing::Off,

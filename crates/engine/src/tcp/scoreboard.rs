@@ -55,10 +55,10 @@ impl Scoreboard {
         self.segs.push_back(Segment { sent_at: now, flags: 0 });
     }
 
-    /// The first `n` entries were cumulatively acknowledged; returns (send time of the newest, whether it was
+    /// The first `n` entries were cumulatively acknowledged; returns (send time of the oldest, whether it was
     /// ever retransmitted).
     pub fn ack(&mut self, n: usize) -> (Time, bool) {
-        let newest = self.segs[n - 1];
+        let oldest = self.segs[0];
         let mut sacked_removed = 0;
         for s in self.segs.drain(..n) {
             if s.flags & SACKED != 0 {
@@ -78,7 +78,7 @@ impl Scoreboard {
             self.sacked_below -= sacked_removed;
         }
         self.rxt_hint = self.rxt_hint.saturating_sub(n);
-        (newest.sent_at, newest.flags & EVER_RETX != 0)
+        (oldest.sent_at, oldest.flags & EVER_RETX != 0)
     }
 
     /// Mark entries `[lo, hi)` SACKed.

@@ -21,7 +21,8 @@
 //!   retransmitted (rule 3). Partial ACKs keep recovery going; a full ACK ends it with `cwnd = ssthresh`.
 //! - **Without SACK** (RFC 6582 NewReno): retransmit the first segment, `cwnd = ssthresh + dupthresh`, inflate by
 //!   one per further duplicate ACK; a partial ACK retransmits the next hole and deflates by the amount acked
-//!   minus one; a full ACK sets `cwnd = ssthresh`.
+//!   minus one; a full ACK sets `cwnd = min(ssthresh, FlightSize + 1)` (step 6 option 1), or `ssthresh`
+//!   with `tcp.full_ack = "ssthresh"` (option 2; see [`FullAck`]).
 //! - **Timeout** (RFC 6298, RFC 5681): `ssthresh` from the controller, `cwnd` = the loss window, every
 //!   unSACKed outstanding segment is marked lost and resent in order under `pipe < cwnd` (SACK information is
 //!   kept, as ns-3 does), the timer backs off.
@@ -34,13 +35,15 @@
 //!   packet. Retransmissions are Not-ECT (§6.1.5). With `tcp.ecn_response = "per-signal"` every such ACK
 //!   reduces, in the CWR period too (the receiver then echoes each mark once; see [`EcnResponse`]).
 //!
-//! RTT samples come from every ACK that acknowledges new data whose newest acknowledged segment was never
-//! retransmitted (Karn), as with the timestamp option.
+//! RTT samples (RFC 6298 §3, Karn) come from every ACK that acknowledges new data, measured from the send
+//! time of the oldest segment it acknowledges, and none when that segment was ever retransmitted: ns-3's
+//! `RttHistory` without timestamps. (Timing the newest would count the wait behind a repaired hole, up to
+//! a backed-off RTO, as path delay, and lock a flow out behind an ever longer timer.)
 
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{BackoffEnd, EcnResponse, InFlight, Pacing, TcpConfig};
+use super::{BackoffEnd, EcnResponse, FullAck, InFlight, Pacing, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
 use crate::timer::Timer;
@@ -167,6 +170,18 @@ impl<C: CongestionControl> Sender<C> {
     pub fn controller(&self) -> &C {
         &self.cc
     }
+    /// The congestion state as the event trace names it (slow start and congestion avoidance are the
+    /// open phase below and above `ssthresh`).
+    pub fn cc_state(&self) -> crate::trace::CcState {
+        use crate::trace::CcState;
+        match self.phase {
+            Phase::Open if self.win.cwnd < self.win.ssthresh => CcState::SlowStart,
+            Phase::Open => CcState::CongestionAvoidance,
+            Phase::Cwr => CcState::Cwr,
+            Phase::FastRecovery => CcState::FastRecovery,
+            Phase::TimeoutRecovery => CcState::RtoRecovery,
+        }
+    }
     /// A finite flow whose every segment is acknowledged.
     pub fn is_complete(&self) -> bool {
         self.size != u32::MAX && self.snd_una >= self.size
@@ -253,7 +268,10 @@ impl<C: CongestionControl> Sender<C> {
             Phase::Cwr => {}
             Phase::FastRecovery if self.snd_una >= recover => {
                 self.phase = Phase::Open;
-                self.win.cwnd = self.win.ssthresh;
+                self.win.cwnd = match cfg.full_ack {
+                    FullAck::Flight if !cfg.sack => self.win.ssthresh.min(self.flight().max(1) as f64 + 1.0),
+                    _ => self.win.ssthresh,
+                };
                 self.recovery_end(now, cfg);
             }
             Phase::FastRecovery => {
@@ -504,6 +522,8 @@ mod tests {
             limited_transmit: false,
             ssthresh_from: InFlight::FlightSize,
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
+            full_ack: FullAck::Flight,
+            overhead: 0,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
             pacing: Pacing::Off,
@@ -563,9 +583,27 @@ mod tests {
         s.on_ack(&ack(5, &[]), from_secs(0.2), &c, &mut out);
         assert_eq!(seqs(&mut out)[0], (5, true));
         assert_eq!(s.cwnd(), 8.0);
-        // Full ACK beyond the recovery point (10): cwnd = ssthresh.
+        // Full ACK beyond the recovery point (10) with segment 12 outstanding: cwnd = min(ssthresh 5, 1 + 1)
+        // = 2, so one new segment leaves, not four (RFC 6582 §3.2 step 6, option 1).
         s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out);
+        assert_eq!(s.cwnd(), 2.0);
+        assert_eq!(seqs(&mut out), vec![(13, false)]);
+    }
+
+    #[test]
+    fn newreno_full_ack_to_ssthresh_releases_the_whole_window() {
+        let mut c = cfg(false, false);
+        c.full_ack = FullAck::Ssthresh;
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        for k in 0..3 {
+            s.on_ack(&ack(0, &[]), from_secs(0.1) + k, &c, &mut out);
+        }
+        out.clear();
+        s.on_ack(&ack(10, &[]), from_secs(0.2), &c, &mut out);
         assert_eq!(s.cwnd(), 5.0);
+        assert_eq!(out.len(), 5, "option (2): the whole of ssthresh at once");
     }
 
     #[test]
@@ -608,6 +646,34 @@ mod tests {
         s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(1, true), (2, true)]);
         assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
+    }
+
+    #[test]
+    fn no_rtt_sample_when_the_oldest_acknowledged_segment_was_retransmitted() {
+        // Segment 0 lost, 1..=9 SACKed: the ACK that fills the hole after 5 s acknowledges segments sent
+        // at 0 and never resent, but the wait is the hole's, not the path's (RFC 6298 §3, Karn).
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        for k in 2..=4 {
+            s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1), &c, &mut out);
+        }
+        assert_eq!(s.stats.fast_recoveries, 1);
+        s.on_ack(&ack(10, &[]), from_secs(5.0), &c, &mut out);
+        assert_eq!(s.srtt(), None, "a sample of 5 s would lock the flow behind a backed-off timer");
+    }
+
+    #[test]
+    fn rtt_sample_from_the_oldest_acknowledged_segment() {
+        // As ns-3's RttHistory and the timestamp option with a cumulative ACK (RFC 7323 §4.3).
+        let c = cfg(true, false);
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out); // sample 0.1; 10 and 11 leave at 0.1
+        s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out); // oldest (1) left at 0: sample 0.3
+        assert!((s.srtt().unwrap() - (0.875 * 0.1 + 0.125 * 0.3)).abs() < 1e-9);
     }
 
     #[test]
