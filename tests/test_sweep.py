@@ -84,6 +84,13 @@ def test_values_lists_and_zips():
         parse_axis(f"{LIMIT}=10,10")
 
 
+def test_a_sweep_refuses_traces():
+    with pytest.raises(BufferLabError, match=r"^trace: a sweep keeps no traces \(every run would write"):
+        plan("droptail", {LIMIT: "10,20"}, overrides=[*TINY, 'trace.pcap="x.pcap"'])
+    with pytest.raises(BufferLabError, match=r"^trace.events: a sweep keeps no traces"):
+        plan("droptail", {"trace.events": "true,false"}, overrides=TINY)
+
+
 def test_plan_checks_combinations_with_the_resolver():
     p = plan("droptail", {"flows.count": "5,0"}, seeds=2, overrides=TINY)
     assert len(p.points) == 2 and p.seeds == [1, 2] and len(p.jobs) == 4

@@ -84,6 +84,11 @@ def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
         axes.append(make_axis(key, values, group=n))
     for n, group in enumerate(zip or []):
         axes.extend(zip_axes(group, group=len(axes) + 1000 + n))
+    traced = [a.key for a in axes if a.key.split(".")[0].split("[")[0] == "trace"]
+    if base.get("trace") is not None or traced:
+        raise BufferLabError(f"{traced[0] if traced else 'trace'}: a sweep keeps no traces (every run would "
+                             "write the same pcap, and event records are not in its dataset); remove [trace] "
+                             "and trace one combination with bufferlab run --pcap or --report")
     pts = points(axes)
     p = Plan(base, axes, pts, _seeds(seeds, base))
     kinds = {a.key: column_kind(a.values) for a in axes}
