@@ -165,6 +165,17 @@ def test_cli_failures_and_bad_input(tmp_path, capsys):
     assert "holds more than a sweep (notes.txt)" in capsys.readouterr().err
 
 
+def test_dry_run_runs_nothing(tmp_path, capsys):
+    sets = sum((["--set", s] for s in ANY_N), [])
+    assert main(["sweep", "droptail", "--grid", "flows.count=0..10:lin:3", "--seeds", "2", *sets,
+                 "--out", str(tmp_path / "d"), "--dry-run"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "flows.count: 3 values (0, 5, 10)",
+        "3 combinations x 2 seeds (1..2) = 6 runs; 1 refused (of 3 checked)",
+        "  refused: flows.count=0: flows.count: must be in [1, 1,000,000] (got 0)"]
+    assert not (tmp_path / "d").exists()
+
+
 def test_another_base_scenario_in_the_same_directory_is_refused(tmp_path):
     out = tmp_path / "s"
     bufferlab.sweep("droptail", {LIMIT: [10]}, out=out, overrides=TINY, workers=1, progress=False)

@@ -41,6 +41,8 @@ def register(sub: Any) -> None:
     p.add_argument("--retry-failed", action="store_true", help="run the failed runs of DIR again")
     p.add_argument("--force", action="store_true", help="replace a different earlier sweep in DIR")
     p.add_argument("--quiet", action="store_true", help="no plan line and no progress bar")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the axes, the runs and the combinations the engine refuses; run nothing")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="the sweep's directory (new, or this sweep's)")
     p.set_defaults(func=_sweep)
@@ -86,6 +88,8 @@ def _sweep(args: argparse.Namespace) -> int:
         if axis.key in grid:
             raise BufferLabError(f"--grid {axis.key}: given twice")
         grid[axis.key] = text.partition("=")[2]
+    if args.dry_run:
+        return _dry_run(args, grid)
     say = None if args.quiet else (lambda line: print(line, flush=True))
     df = sweep(args.scenario, grid, out=args.out, zip=args.zip, seeds=args.seeds, workers=args.workers,
                dask=args.dask, overrides=args.set, per_flow=args.per_flow, series=args.series,
@@ -100,6 +104,21 @@ def _sweep(args: argparse.Namespace) -> int:
         errors = Counter(df.loc[df["status"] != "ok", "error"].dropna())
         for message, n in errors.most_common(3):
             print(f"  failed x{n}: {message}", file=sys.stderr)
+    return 0
+
+
+def _dry_run(args: argparse.Namespace, grid: Any) -> int:
+    from bufferlab.sweeps import _n, plan  # noqa: PLC0415
+
+    p = plan(args.scenario, grid, args.zip, args.seeds, args.set)
+    for a in p.axes:
+        shown = ", ".join(str(v) for v in a.values[:12]) + (", ..." if len(a.values) > 12 else "")
+        print(f"{a.key}: {len(a.values)} value{'s' if len(a.values) != 1 else ''} ({shown})"
+              + (" [log]" if a.log else "") + (" [zipped]" if a.group >= 1000 else ""))
+    print(f"{_n(len(p.points), 'combination')} x {_n(len(p.seeds), 'seed')} ({p.seeds[0]}..{p.seeds[-1]}) = "
+          f"{_n(len(p.jobs), 'run')}; {len(p.invalid)} refused (of {p.checked} checked)")
+    for i, error in sorted(p.invalid.items())[:10]:
+        print(f"  refused: {', '.join(f'{k}={v}' for k, v in p.points[i].items())}: {error}")
     return 0
 
 
