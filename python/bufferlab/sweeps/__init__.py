@@ -247,8 +247,8 @@ def _execute(p: Plan, store: Store, *, workers: Optional[int], dask: Optional[st
     try:
         if todo:
             backend = make_backend(min(workers or _cpus(), len(todo)) if dask is None else workers, dask)
-            say(f"sweep: {_n(len(p.points), 'point')} x {_n(len(p.seeds), 'seed')} = "
-                f"{_n(len(p.jobs), 'run')}; "
+            say(f"sweep: {counted(len(p.points), 'point')} x {counted(len(p.seeds), 'seed')} = "
+                f"{counted(len(p.jobs), 'run')}; "
                 f"{len(todo)} to run on {backend.name} ({backend.workers} worker"
                 f"{'s' if backend.workers != 1 else ''}), {counts['skipped']} done already -> {store.path}")
             bar = _Progress(len(todo), progress)
@@ -303,7 +303,8 @@ def _finish(backend: Optional[Backend], bar: Optional[_Progress], store: Store) 
                           "finished runs stay in runs/ and the same command compacts them") from None
 
 
-def _n(count: int, noun: str) -> str:
+def counted(count: int, noun: str) -> str:
+    """``"3 runs"``, ``"1 run"``."""
     return f"{count:,} {noun}{'s' if count != 1 else ''}"
 
 

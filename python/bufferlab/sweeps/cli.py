@@ -108,15 +108,15 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _dry_run(args: argparse.Namespace, grid: Any) -> int:
-    from bufferlab.sweeps import _n, plan  # noqa: PLC0415
+    from bufferlab.sweeps import counted, plan  # noqa: PLC0415
 
     p = plan(args.scenario, grid, args.zip, args.seeds, args.set)
     for a in p.axes:
         shown = ", ".join(str(v) for v in a.values[:12]) + (", ..." if len(a.values) > 12 else "")
         print(f"{a.key}: {len(a.values)} value{'s' if len(a.values) != 1 else ''} ({shown})"
               + (" [log]" if a.log else "") + (" [zipped]" if a.group >= 1000 else ""))
-    print(f"{_n(len(p.points), 'combination')} x {_n(len(p.seeds), 'seed')} ({p.seeds[0]}..{p.seeds[-1]}) = "
-          f"{_n(len(p.jobs), 'run')}; {len(p.invalid)} refused (of {p.checked} checked)")
+    print(f"{counted(len(p.points), 'combination')} x {counted(len(p.seeds), 'seed')} ({p.seeds[0]}..{p.seeds[-1]}) = "
+          f"{counted(len(p.jobs), 'run')}; {len(p.invalid)} refused (of {p.checked} checked)")
     for i, error in sorted(p.invalid.items())[:10]:
         print(f"  refused: {', '.join(f'{k}={v}' for k, v in p.points[i].items())}: {error}")
     return 0
