@@ -115,8 +115,9 @@ def _dry_run(args: argparse.Namespace, grid: Any) -> int:
         shown = ", ".join(str(v) for v in a.values[:12]) + (", ..." if len(a.values) > 12 else "")
         print(f"{a.key}: {len(a.values)} value{'s' if len(a.values) != 1 else ''} ({shown})"
               + (" [log]" if a.log else "") + (" [zipped]" if a.group >= 1000 else ""))
-    print(f"{counted(len(p.points), 'combination')} x {counted(len(p.seeds), 'seed')} ({p.seeds[0]}..{p.seeds[-1]}) = "
-          f"{counted(len(p.jobs), 'run')}; {len(p.invalid)} refused (of {p.checked} checked)")
+    print(f"{counted(len(p.points), 'combination')} x {counted(len(p.seeds), 'seed')} "
+          f"({p.seeds[0]}..{p.seeds[-1]}) = {counted(len(p.jobs), 'run')}; {len(p.invalid)} refused "
+          f"(of {p.checked} checked)")
     for i, error in sorted(p.invalid.items())[:10]:
         print(f"  refused: {', '.join(f'{k}={v}' for k, v in p.points[i].items())}: {error}")
     return 0
