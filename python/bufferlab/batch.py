@@ -204,7 +204,9 @@ class Dask(Backend):
     """Runs on a ``dask.distributed`` cluster: ``address`` of a running scheduler (``tcp://host:8786``), or
     ``"local"`` for a ``LocalCluster`` of ``workers`` single-threaded worker processes started here and
     stopped by :meth:`close`. A run whose worker dies is run again on another one by the scheduler (its
-    ``allowed-failures``, 3 by default) and :data:`RETRIES` more times here."""
+    ``allowed-failures``, 3 by default); a run whose future fails all the same (killed too often, its result
+    lost with its worker) is submitted again, :data:`RETRIES` more times. ``fn`` must not raise: an error
+    from a future is taken as lost infrastructure."""
 
     name = "dask"
 
@@ -248,14 +250,15 @@ class Dask(Backend):
             item = keys.pop(fut.key)
             try:
                 result = fut.result()
-            except KilledWorker:
+            except Exception as exc:  # not from ``fn``: a worker, its result or the scheduler was lost
                 tries[item[0]] = tries.get(item[0], 0) + 1
                 if tries[item[0]] > RETRIES:
-                    raise WorkersLost(f"run {item[0]}: Dask workers running it died repeatedly") from None
+                    what = ("Dask workers running it died" if isinstance(exc, KilledWorker)
+                            else f"{type(exc).__name__}: {exc}")
+                    raise WorkersLost(f"--dask {self.address}: run {item[0]} lost {RETRIES + 1} times "
+                                      f"({what})") from None
                 stream.add(submit(item))
                 continue
-            except Exception as exc:  # the scheduler or the connection went away
-                raise WorkersLost(f"--dask {self.address}: {type(exc).__name__}: {exc}") from None
             finally:
                 fut.release()
             yield item[0], result
