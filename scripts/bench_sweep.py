@@ -2,7 +2,7 @@
 
     python scripts/bench_sweep.py [--quick] [--tiny-runs 10000] [--out DIR]
 
-1. A 40-run sweep of runs of about 1 s of engine time (``droptail``, 300 s simulated: a 10-point grid of
+1. A 40-run sweep of runs of about 1 s of engine time (``droptail``, 500 s simulated: a 10-point grid of
    ``bottleneck.queue.limit`` x 4 seeds), serially (one process) and on the local pool (one worker per core),
    alternately, in the same session: the throughput ratio, and each run's overhead (the sweep's wall time
    less the engine time of its runs, per run).
@@ -35,7 +35,7 @@ LIMIT = "bottleneck.queue.limit"
 
 def one_second_sweep(out: Path, workers: int, quick: bool) -> dict:
     shutil.rmtree(out, ignore_errors=True)
-    duration = "30s" if quick else "300s"
+    duration = "50s" if quick else "500s"
     started = time.perf_counter()
     df = bufferlab.sweep("droptail", {LIMIT: "50..2500:log:10"}, seeds=4, out=out, workers=workers,
                          overrides=[f'duration="{duration}"'], progress=False)
