@@ -1,4 +1,4 @@
-"""The `bufferlab` command line: `run`, `model`, `advise`, `validate`, `bench`.
+"""The `bufferlab` command line: `run`, `model`, `advise`, `validate`, `bench`, `sweep`, `plot`.
 
 Each sub-command lives in its own module that exposes ``register(subparsers)``; the module sets
 ``func`` on its parser. Every :class:`~bufferlab.errors.BufferLabError` becomes one line on stderr and
@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "bufferlab.reproduce.cli",
     "bufferlab.commands.bench",
     "bufferlab.commands.report",
+    "bufferlab.sweeps.cli",
 )
 
 

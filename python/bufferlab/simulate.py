@@ -11,6 +11,7 @@ import datetime
 import json
 import math
 import os
+import re
 import reprlib
 import sys
 import threading
@@ -133,11 +134,16 @@ def parse_override(text: str) -> Tuple[List[str], Any]:
     key = key.strip()
     if not sep or not key or any(not part for part in key.split(".")):
         raise BufferLabError(f"--set expects key=value with a dotted key such as tcp.ecn=true (got {text!r})")
+    return key.split("."), parse_value(raw)
+
+
+def parse_value(raw: str) -> Any:
+    """A value as written on the command line: a TOML literal (``50``, ``true``, ``"x"``, ``[1, 2]``)
+    when it is one, else the text itself (``100Mbps``)."""
     try:
-        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        return tomllib.loads(f"v = {raw.strip()}")["v"]
     except (tomllib.TOMLDecodeError, RecursionError):
-        value = raw.strip()
-    return key.split("."), value
+        return raw.strip()
 
 
 def _override_list(overrides: Any) -> List[str]:
@@ -157,14 +163,38 @@ def apply_overrides(scenario: Dict[str, Any], overrides: Iterable[str]) -> Dict[
     """Set dotted keys (``bottleneck.queue.limit=50``) in a scenario dict, creating tables as needed."""
     for item in _override_list(overrides):
         path, value = parse_override(item)
-        node = scenario
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise BufferLabError(f"--set {item}: {part} is not a table")
-            node = child
-        node[path[-1]] = value
+        set_field(scenario, path, value, f"--set {item}")
     return scenario
+
+
+_INDEXED = re.compile(r"^(.+)\[(\d+)\]$")
+
+
+def set_field(scenario: Dict[str, Any], path: List[str], value: Any, what: str) -> None:
+    """Set the field at ``path`` (``["bottleneck", "queue", "limit"]``; a part may index a list of
+    tables, ``"flows[1]"``), creating tables as needed; ``what`` names the setting in errors."""
+    node: Any = scenario
+    for n, part in enumerate(path):
+        last = n == len(path) - 1
+        m = _INDEXED.match(part)
+        name, index = (m.group(1), int(m.group(2))) if m else (part, None)
+        if index is None and last:
+            node[name] = value
+            return
+        child = node.get(name) if index is not None else node.setdefault(name, {})
+        if index is not None:
+            if not isinstance(child, list) or index >= len(child):
+                size = len(child) if isinstance(child, list) else 0
+                raise BufferLabError(f"{what}: {name} has no entry [{index}] ({size} entries)")
+            if last:
+                child[index] = value
+                return
+            child = child[index]
+        elif isinstance(child, list):
+            raise BufferLabError(f"{what}: {name} is a list of tables; name one entry, e.g. {name}[0]")
+        if not isinstance(child, dict):
+            raise BufferLabError(f"{what}: {part} is not a table")
+        node = child
 
 
 def _describe(value: Any) -> str:

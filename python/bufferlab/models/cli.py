@@ -55,6 +55,17 @@ def _register_advise(subparsers: Any) -> None:
     p.add_argument("--alpha", default="0.2", help="Eun-Wang marking exponent, 0 < alpha < 1/2 (0.2)")
     p.add_argument("--epsilon", default="0.1", help="Eun-Wang buffer margin: B = 12 N^(alpha+eps) (0.1)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    v = p.add_argument_group("verification by simulation (docs/sweeps.md)")
+    v.add_argument("--verify", action="store_true",
+                   help="simulate each rule's buffer (and half and twice it) over seeds and compare")
+    v.add_argument("--verify-seeds", default="3", help="seeds per buffer (3)")
+    v.add_argument("--verify-duration", default="30s", help="simulated time per run (30s; statistics after "
+                   "the first fifth)")
+    v.add_argument("--verify-max-rate", default="100Mbps",
+                   help="faster links are simulated scaled down to this rate, keeping the per-flow BDP")
+    v.add_argument("--verify-out", default=None, metavar="DIR", help="keep the sweep there (resumable)")
+    v.add_argument("--workers", default=None, help="engine processes (default: one per core)")
+    v.add_argument("--dask", default=None, metavar="ADDRESS", help="run on a Dask scheduler, or local")
     p.set_defaults(func=_cli_advise)
 
 
@@ -88,8 +99,24 @@ def _cli_advise(args: argparse.Namespace) -> int:
     alpha = _number("--alpha", args.alpha)
     epsilon = _number("--epsilon", args.epsilon)
     adv = advise(capacity, flows, rtt, target, pkt, w_max=wmax, alpha=alpha, epsilon=epsilon)
+    ver = _verify(args, adv) if args.verify else None
     if args.json:
-        print(dumps(adv, indent=2))
+        print(dumps({**adv, "verification": ver} if ver else adv, indent=2))
     else:
         print(format_advice(adv))
+        if ver:
+            from bufferlab.sweeps.verify import format_verification  # noqa: PLC0415
+
+            print(format_verification(adv, ver))
     return 0
+
+
+def _verify(args: argparse.Namespace, adv: Any) -> Any:
+    from bufferlab.sweeps.verify import verify_advice  # noqa: PLC0415
+
+    workers = None if args.workers is None else _integer("--workers", args.workers, 1)
+    return verify_advice(adv, seeds=_integer("--verify-seeds", args.verify_seeds, 1),
+                         duration=parse_time(args.verify_duration, "--verify-duration"),
+                         max_rate_bps=parse_rate(args.verify_max_rate, "--verify-max-rate"),
+                         out=args.verify_out, workers=workers, dask=args.dask,
+                         progress=False if args.json else None)

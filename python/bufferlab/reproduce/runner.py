@@ -2,24 +2,20 @@
 
 A :class:`Task` is a scenario (a dict) and a seed; its key is a hash of both and of the engine's version, so a
 finished run is reused whenever the same task comes again. :func:`run_tasks` runs what is missing in a pool of
-worker processes (one engine run each, bit-identical to a serial run: the engine is deterministic), writes
-each result to ``<cache>/<key>.json`` atomically (a temporary file renamed into place) and returns every
+worker processes (:mod:`bufferlab.batch`; one engine run each, bit-identical to a serial run: the engine is
+deterministic), writes each result to ``<cache>/<key>.json`` atomically and returns every
 result in the order of the tasks. A task whose scenario the engine refuses fails the whole call with the
 engine's message: reproductions are fixed designs, not user sweeps.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-import os
-import tempfile
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from bufferlab.batch import Pool, Serial, content_key, engine_version, write_atomic
 from bufferlab.errors import BufferLabError
 from bufferlab.jsonout import dumps, json_ready
 
@@ -38,9 +34,8 @@ class Task:
     extract: Optional[str] = None  # "module:function" returning extra values from the Results
 
     def key(self, version: str) -> str:
-        text = json.dumps({"scenario": self.scenario, "seed": self.seed, "extract": self.extract,
-                           "engine": version}, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
+        return content_key({"scenario": self.scenario, "seed": self.seed, "extract": self.extract,
+                            "engine": version})
 
 
 def _resolve_extract(spec: Optional[str]) -> Optional[Extract]:
@@ -69,33 +64,6 @@ def run_one(task: Task) -> Dict[str, Any]:
     return json_ready(record)
 
 
-def _write_atomic(path: Path, data: Dict[str, Any]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(dumps(data))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@functools.cache
-def engine_version() -> str:
-    """The package version and a hash of the compiled engine, so a rebuilt engine never reuses old runs (read
-    once per process)."""
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
-    from bufferlab import _engine  # noqa: PLC0415
-
-    try:
-        v = version("bufferlab")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        v = "source"
-    digest = hashlib.sha256(Path(_engine.__file__).read_bytes()).hexdigest()[:12]
-    return f"{v}+{digest}"
-
-
 def run_tasks(tasks: Sequence[Task], cache: Path, *, workers: int = 1,
               progress: Optional[Callable[[int, int], None]] = None) -> List[Dict[str, Any]]:
     """Every task's record, running only those not in ``cache`` yet; ``progress(done, total)`` after each."""
@@ -117,21 +85,17 @@ def run_tasks(tasks: Sequence[Task], cache: Path, *, workers: int = 1,
 
     def keep(k: str, rec: Dict[str, Any]) -> None:
         nonlocal done
-        _write_atomic(cache / f"{k}.json", rec)
+        write_atomic(cache / f"{k}.json", dumps(rec))
         records[k] = rec
         done += 1
         if progress:
             progress(done, total)
 
+    backend = Serial() if workers <= 1 or len(todo) <= 1 else Pool(workers)
     try:
-        if workers <= 1 or len(todo) <= 1:
-            for k, t in todo.items():
-                keep(k, run_one(t))
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(run_one, t): k for k, t in todo.items()}
-                for fut in as_completed(futures):
-                    keep(futures[fut], fut.result())
+        with backend:
+            for k, rec in backend.imap(run_one, todo.items()):
+                keep(k, rec)
     except BufferLabError as exc:
         raise BufferLabError(f"a reproduction run failed: {exc}") from exc
     return [{**records[k], "labels": t.labels} for k, t in zip(keys, tasks)]
