@@ -151,6 +151,7 @@ def test_fairness_and_percentiles_are_consistent() -> None:
         ({"tcp.full_ack": '"cwnd"'}, "tcp.full_ack"),
         ({"tcp.overhead": '"2s"'}, r"tcp.overhead.*\[0, 1 s\]"),
         ({"tcp.overhead": '"-1ms"'}, "tcp.overhead"),
+        ({"tcp.handshake": '"yes"'}, "tcp.handshake"),
         ({"tcp.limited_transmit": '"yes"'}, "tcp.limited_transmit"),
         ({"udp": '[{pattern = "poisson", rate = "-1Mbps"}]'}, r"udp\[0\]\.rate"),
         ({"udp": '[{pattern = "bursty", rate = "1Mbps"}]'}, "bursty"),

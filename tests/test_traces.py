@@ -218,3 +218,42 @@ def test_report_command_on_a_results_directory(lossy: Path, tmp_path: Path, caps
     assert main(["run", str(lossy), "--plot", str(figures), "--quiet"]) == 0
     assert sorted(p.name for p in figures.iterdir()) == sorted(
         f"{s}.{e}" for s in ("queue", "delay", "cwnd", "goodput_rtt", "drops_marks") for e in ("png", "svg"))
+
+
+HANDSHAKE = """
+name = "handshake"
+duration = "2s"
+[bottleneck]
+rate = "10Mbps"
+delay = "5ms"
+queue = { discipline = "droptail", limit = 100 }
+[flows]
+count = 4
+rtt = "40ms"
+start = { uniform = ["0s", "0.5s"] }
+[tcp]
+handshake = true
+"""
+
+
+@needs_tshark
+def test_the_handshake_in_the_event_trace_and_the_pcap(tmp_path: Path) -> None:
+    """With `tcp.handshake` every flow's first packet is a SYN, answered by a SYN-ACK; Wireshark reads
+    both as a connection's opening (seq 0, then data from 1), with nothing malformed."""
+    path = tmp_path / "handshake.toml"
+    path.write_text(HANDSHAKE)
+    pcap = tmp_path / "hs.pcap"
+    r = bufferlab.run(path, trace={"events": True, "kinds": ["send", "ack"], "pcap": str(pcap)})
+    ev = r.events
+    syn = ev[(ev["kind"] == "send") & (ev["packet"] == "syn")]
+    assert sorted(syn["flow"]) == [0, 1, 2, 3]
+    first = ev[ev["kind"] == "send"].groupby("flow")["packet"].first()
+    assert (first == "syn").all()
+    assert (ev[(ev["kind"] == "ack") & (ev["packet"] == "syn-ack")].groupby("flow").size() == 1).all()
+    assert _tshark_count(pcap, "tcp.flags.syn == 1 && tcp.flags.ack == 0") == 4
+    assert _tshark_count(pcap, "tcp.flags.syn == 1 && tcp.flags.ack == 1") == 4
+    assert _tshark_count(pcap, "tcp.len > 0 && tcp.seq == 1") == 4, "data starts after the SYN"
+    bad = "_ws.malformed || _ws.expert.severity == error || tcp.checksum.status == 0"
+    proc = subprocess.run(["tshark", "-n", "-r", str(pcap), "-o", "tcp.check_checksum:TRUE", "-Y", bad],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout[:500] + proc.stderr

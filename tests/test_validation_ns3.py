@@ -649,6 +649,22 @@ def test_overhead_is_translated_to_a_jitter_queue_disc_per_sender():
     assert ns3sim.translate(scenario())["groups"][0]["tcp"]["overhead_s"] == 0.0
 
 
+def test_handshake_moves_ns3_starts_and_times_the_syn_by_the_initial_rto():
+    sc = scenario(flows={"count": 2, "rtt": ["40ms", "100ms"], "start": ["0s", "0.5s"]},
+                  tcp={"min_rto": "200ms", "initial_rto": "1s"})
+    plain = ns3sim.translate(sc)
+    shaken = ns3sim.translate({**sc, "tcp": {**sc["tcp"], "handshake": True}})
+    t0 = plain["t0_s"]
+    assert t0 == shaken["t0_s"] == pytest.approx(0.101)
+    # Without the engine's handshake ns-3's SYN leaves one RTT early; with it, at the engine's start.
+    assert plain["groups"][0]["flows"]["ns3_app_start_s"] == pytest.approx([t0 - 0.04, t0 + 0.5 - 0.1])
+    assert shaken["groups"][0]["flows"]["ns3_app_start_s"] == pytest.approx([t0, t0 + 0.5])
+    assert ns3sim.conn_timeout(plain["groups"][0]["tcp"]) == 0.2
+    assert ns3sim.conn_timeout(shaken["groups"][0]["tcp"]) == 1.0
+    attrs = ns3sim.socket_attributes(shaken["groups"][0]["tcp"])
+    assert attrs["sender"]["ConnTimeout"] == "1000000000ns"
+
+
 def test_ns3_overhead_delays_packets_and_repeats_exactly():
     pytest.importorskip("ns")
     sc = scenario(duration="4s", warmup="1s", flows={"count": 1, "rtt": "100ms"}, tcp={"max_window": 20})

@@ -15,7 +15,7 @@ import pandas as pd
 KINDS = ["send", "enqueue", "drop", "mark", "dequeue", "ack", "timeout", "state"]
 #: Congestion states, by code (0: none).
 STATES = ["", "slow-start", "congestion-avoidance", "fast-recovery", "rto-recovery", "cwr"]
-PACKETS = ["data", "ack", "datagram"]
+PACKETS = ["data", "ack", "datagram", "syn", "syn-ack"]
 ECN = ["not-ect", "ect0", "ce"]
 
 #: The columns of an event trace, in order.

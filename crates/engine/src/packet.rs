@@ -36,6 +36,8 @@ pub struct Packet {
     pub cwr: bool,
     /// A retransmission (for statistics only; receivers cannot tell).
     pub retransmit: bool,
+    /// A SYN opening the connection (`tcp.handshake`): no payload, answered by a SYN-ACK.
+    pub syn: bool,
     pub kind: Kind,
     /// The next port on the packet's route (an index into its route).
     pub hop: u8,
@@ -56,6 +58,8 @@ pub struct Ack {
     /// Next segment expected (everything below was received).
     pub ack: u32,
     pub ece: bool,
+    /// The SYN-ACK answering a SYN (`tcp.handshake`); it acknowledges no data.
+    pub syn: bool,
     pub sack_len: u8,
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
 }

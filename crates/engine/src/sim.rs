@@ -635,7 +635,9 @@ impl Simulation {
             let bottleneck = route.iter().map(|&p| self.ports[p].rate).fold(f64::INFINITY, f64::min);
             let wire = size.div_ceil(self.cfg.groups[g].tcp.payload as u64)
                 * self.cfg.groups[g].tcp.packet_size as u64;
-            let ideal = flow.rtt + from_secs(wire as f64 * 8.0 / bottleneck);
+            // One round trip (two with the handshake's) plus the transmission at the bottleneck.
+            let trips = if self.cfg.groups[g].tcp.handshake { 2 } else { 1 };
+            let ideal = trips * flow.rtt + from_secs(wire as f64 * 8.0 / bottleneck);
             let rtt = flow.rtt;
             let start = flow.start;
             self.fct.add(g, size, start, fct, rtt, ideal);
@@ -773,6 +775,12 @@ impl Simulation {
                     self.sender_ack(f, ack, arrival);
                 }
                 self.maybe_free(f);
+            }
+            Kind::Data if pkt.syn => {
+                let flow = &mut self.flows[f];
+                flow.in_network -= 1;
+                flow.counts.data_delivered += 1;
+                self.send_ack(f, Ack { syn: true, ..Ack::default() }, at);
             }
             Kind::Data => {
                 let Simulation { flows, cfg, events, measuring, .. } = self;
@@ -1198,7 +1206,9 @@ impl Simulation {
                 }
                 let flow = &self.flows[pkt.flow as usize];
                 let shape = self.tcp_shape(flow.group);
-                if pkt.kind == Kind::Data {
+                if pkt.syn {
+                    Capture::Syn { flow: pkt.flow, shape }
+                } else if pkt.kind == Kind::Data {
                     Capture::Data { flow: pkt.flow, shape, seq: pkt.seq, ecn: pkt.ecn, cwr: pkt.cwr }
                 } else {
                     let path = flow.ack_path.as_ref().expect("a queued ACK path");
@@ -1411,7 +1421,14 @@ fn trace_sender(tr: &mut Tracer, flow: &Flow, f: usize, at: Time, out: &[Packet]
         state: s.cc_state(),
     };
     if let Some(a) = ack {
-        let pkt = Packet { flow: f as u32, seq: a.ack, cwr: a.ece, kind: Kind::Ack, ..Packet::default() };
+        let pkt = Packet {
+            flow: f as u32,
+            seq: a.ack,
+            cwr: a.ece,
+            syn: a.syn,
+            kind: Kind::Ack,
+            ..Packet::default()
+        };
         tr.sender_event(at, EventKind::Ack, &view, Some(&pkt));
     }
     if s.stats.timeouts > tr.timeouts_seen(f) {

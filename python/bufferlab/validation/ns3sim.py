@@ -38,7 +38,10 @@ How the contract maps onto ns-3 (see ``docs/validation/ns3-mapping.md`` for the 
 * Start times: ns-3 opens every connection with a three-way handshake that takes one RTT before the
   first data segment leaves. The whole ns-3 timeline is offset by ``T0 = max RTT`` and application *i*
   starts at ``T0 + start_i - RTT_i``, so its first data segment leaves at ``T0 + start_i``; all
-  statistics cover ``[T0 + warmup, T0 + duration]`` and times are reported relative to ``T0``.
+  statistics cover ``[T0 + warmup, T0 + duration]`` and times are reported relative to ``T0``. With
+  ``tcp.handshake = true`` the engine opens with a SYN too, and application *i* starts at ``T0 + start_i``
+  (its SYN leaves when the engine's does); a lost SYN is retried after ``ConnTimeout`` = the initial RTO,
+  doubled at each retry in both.
 """
 
 from __future__ import annotations
@@ -291,15 +294,22 @@ _SENDER_ATTRS = ("SegmentSize", "InitialCwnd", "ConnTimeout", "SndBufSize", "Min
 _RECEIVER_ATTRS = ("SegmentSize", "DelAckCount", "DelAckTimeout", "RcvBufSize", "UseEcn")
 
 
+def conn_timeout(tcp: Dict[str, Any]) -> float:
+    """ns-3's SYN timer (``ConnTimeout``, doubled at each retry) for a group's TCP, seconds.
+
+    With ``tcp.handshake`` the engine times its SYN by the initial RTO, doubled likewise. Without it the
+    engine's flows have no handshake, and a SYN lost in ns-3 would hold its flow back by ConnTimeout (3 s
+    by default); retrying after the minimum RTO keeps that cost to what a lost data packet costs.
+    """
+    return tcp["initial_rto_s"] if tcp.get("handshake") else tcp["min_rto_s"]
+
+
 def socket_attributes(tcp: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
     """A group's TCP settings as ns-3 socket attributes (strings as ns-3 parses them), sender and receiver."""
     values = {
         "SegmentSize": str(tcp["segment_size"]),
         "InitialCwnd": str(tcp["initial_window"]),
-        # The engine's flows have no handshake. A SYN lost in ns-3 would hold its flow back by
-        # ConnTimeout (3 s by default); retrying after the minimum RTO keeps that cost to what a lost data
-        # packet costs.
-        "ConnTimeout": _nanos(tcp["min_rto_s"]),
+        "ConnTimeout": _nanos(conn_timeout(tcp)),
         "SndBufSize": str(tcp["snd_buf_bytes"]),
         "RcvBufSize": str(tcp["rcv_buf_bytes"]),
         "MinRto": _nanos(tcp["min_rto_s"]),
@@ -436,9 +446,11 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                                  "need the same")
         if pacing != "off":
             # Not a choice a scenario can make: said in the notes, without naming a field.
+            since = ("its handshake's RTT sample, its initial window too" if t.get("handshake")
+                     else "its first RTT sample")
             notes.append("pacing: ns-3 paces at ratio·max(cwnd, bytes in flight)/srtt from the end of the "
-                         "initial window (its srtt starts from the handshake), the engine from its first RTT "
-                         "sample" + (", and \"rtt\" pacing spreads cwnd alone" if pacing == "rtt" else ""))
+                         f"initial window (its srtt starts from the handshake), the engine from {since}"
+                         + (", and \"rtt\" pacing spreads cwnd alone" if pacing == "rtt" else ""))
         if t.get("ecn_response", "once-per-rtt") != "once-per-rtt":
             raise BufferLabError(f"{tf('ecn_response')}: ns-3 reduces for ECN once per window; the "
                                  "comparison needs \"once-per-rtt\"")
@@ -481,6 +493,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             "max_window": None if t["max_window"] is None else int(t["max_window"]),
             "limited_transmit": bool(t["limited_transmit"]),
             "overhead_s": float(t.get("overhead", 0.0)),
+            "handshake": bool(t.get("handshake", False)),
         })
 
     # Links and their buffers.
@@ -650,7 +663,9 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             "flows": {
                 "count": len(fl), "first": first, "rtt_s": rtt, "start_s": start, "access_rate_bps": acc,
                 "ns3_access_rate_bps": [a * scale for a in acc], "access_delay_s": adel,
-                "ns3_app_start_s": [t0 + s - r for s, r in zip(start, rtt)],
+                # Without tcp.handshake the engine's first segment leaves at start: ns-3's SYN one RTT
+                # earlier. With it, both send the SYN at start.
+                "ns3_app_start_s": [t0 + s - (0.0 if tcp["handshake"] else r) for s, r in zip(start, rtt)],
             },
         })
         first += len(fl)
@@ -1120,9 +1135,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
     sd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(tcp["initial_window"]))
     sd("ns3::TcpSocket::DelAckCount", ns.UintegerValue(tcp["del_ack_count"]))
     sd("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.Seconds(tcp["del_ack_timeout_s"])))
-    # The engine's flows have no handshake. A SYN lost in ns-3 would hold its flow back by ConnTimeout
-    # (3 s by default); retrying after the minimum RTO keeps that cost to what a lost data packet costs.
-    sd("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(tcp["min_rto_s"])))
+    sd("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(conn_timeout(tcp))))
     sd("ns3::TcpSocket::SndBufSize", ns.UintegerValue(tcp["snd_buf_bytes"]))
     sd("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(tcp["rcv_buf_bytes"]))
     sd("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))

@@ -53,6 +53,7 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "rto_backoff": match t.backoff_end { crate::tcp::BackoffEnd::ValidSample => "until-sample", crate::tcp::BackoffEnd::NewAck => "new-ack" },
             "full_ack": match t.full_ack { crate::tcp::FullAck::Flight => "flight", crate::tcp::FullAck::Ssthresh => "ssthresh" },
             "overhead": to_secs(t.overhead),
+            "handshake": t.handshake,
             "pacing": t.pacing.name(),
         },
         "flows": g.flows.iter().map(|f| json!({

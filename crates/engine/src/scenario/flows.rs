@@ -125,6 +125,8 @@ pub struct Tcp {
     pub rto_backoff: RtoBackoff,
     pub full_ack: FullAckSpec,
     pub overhead: Seconds,
+    /// Open each connection with a SYN / SYN-ACK exchange before the first data segment.
+    pub handshake: bool,
     /// `false` | `true` (= `"rtt"`) | `"off"` | `"rtt"` | `"linux"`.
     pub pacing: Value,
 }
@@ -179,6 +181,7 @@ impl Default for Tcp {
             rto_backoff: RtoBackoff::UntilSample,
             full_ack: FullAckSpec::Flight,
             overhead: Seconds(0.0),
+            handshake: false,
             pacing: Value::Bool(false),
         }
     }
@@ -264,6 +267,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
             FullAckSpec::Ssthresh => FullAck::Ssthresh,
         },
         overhead: from_secs(t.overhead.0),
+        handshake: t.handshake,
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
         pacing,

@@ -87,6 +87,8 @@ pub struct TcpConfig {
     /// The most a sender holds each packet before it leaves (ns-2's `overhead_`): a uniform random delay,
     /// the flow's packets kept in order; 0 for none.
     pub overhead: Time,
+    /// Open with a SYN and wait for the SYN-ACK before the first data segment (RFC 9293 §3.5).
+    pub handshake: bool,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
     /// How the sender spaces its packets when its controller does not pace (see [`Pacing`]).

@@ -172,6 +172,7 @@ mod tests {
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
             full_ack: crate::tcp::FullAck::Flight,
             overhead: 0,
+            handshake: false,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
             pacing: crate::tcp::Pacing::Off,

@@ -35,6 +35,15 @@
 //!   packet. Retransmissions are Not-ECT (§6.1.5). With `tcp.ecn_response = "per-signal"` every such ACK
 //!   reduces, in the CWR period too (the receiver then echoes each mark once; see [`EcnResponse`]).
 //!
+//! **Handshake** (`tcp.handshake`, RFC 9293 §3.5, off by default): the sender opens with a SYN of
+//! `header_size` bytes on the data route and sends its initial window when the receiver's SYN-ACK (an ACK
+//! of `ack_size`) arrives; the third segment, the sender's bare ACK, is not modelled. The SYN is timed by
+//! the retransmission timer (the initial RTO, doubled at each loss, as ns-3's `ConnTimeout`); a lost one
+//! is resent without a congestion signal (counted in `sent` and `retransmits`, not in `timeouts`), and
+//! the SYN-ACK gives the first RTT sample unless the SYN was resent (Karn). Without it the first data
+//! segment leaves at the flow's start, as if a handshake had crossed an empty path; with it a flow that
+//! starts while a buffer is full probes it with one small packet, not a whole initial window.
+//!
 //! RTT samples (RFC 6298 §3, Karn) come from every ACK that acknowledges new data, measured from the send
 //! time of the oldest segment it acknowledges, and none when that segment was ever retransmitted: ns-3's
 //! `RttHistory` without timestamps. (Timing the newest would count the wait behind a repaired hole, up to
@@ -94,6 +103,8 @@ pub struct Sender<C = AnyCc> {
     cwr_pending: bool,
     /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
     head_retransmit_pending: bool,
+    /// `tcp.handshake`: waiting for the SYN-ACK since the last SYN left at `.0`; `.1`: a SYN was resent.
+    syn_sent: Option<(Time, bool)>,
     rtt: RttEstimator,
     /// The retransmission timer (RFC 6298).
     pub rto: Timer,
@@ -137,6 +148,7 @@ impl<C: CongestionControl> Sender<C> {
             ecn_recover: 0,
             cwr_pending: false,
             head_retransmit_pending: false,
+            syn_sent: None,
             rtt: RttEstimator::new(&cfg.rto),
             rto: Timer::default(),
             pace: Timer::default(),
@@ -195,9 +207,34 @@ impl<C: CongestionControl> Sender<C> {
         self.rto.deadline().min(self.pace.deadline())
     }
 
-    /// Start sending (the initial window goes out at once, unless paced).
+    /// Start sending: the initial window goes out at once (unless paced), or with `tcp.handshake` a SYN,
+    /// and the initial window when the SYN-ACK arrives.
     pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         self.active = true;
+        if cfg.handshake {
+            self.send_syn(now, false, cfg, out);
+        } else {
+            self.transmit(now, cfg, out);
+        }
+    }
+
+    /// The SYN (first or resent), timed by the retransmission timer like a segment.
+    fn send_syn(&mut self, now: Time, resent: bool, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        self.syn_sent = Some((now, resent));
+        self.stats.sent += 1;
+        self.stats.retransmits += resent as u64;
+        self.rto.arm(now + self.rtt.rto(&cfg.rto));
+        let size = cfg.packet_size - cfg.payload;
+        out.push(Packet { flow: self.flow, size, syn: true, retransmit: resent, ..Packet::default() });
+    }
+
+    /// The SYN-ACK: a sample of the path's RTT unless the SYN was resent (Karn), then the initial window.
+    fn on_syn_ack(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        let Some((sent_at, resent)) = self.syn_sent.take() else { return };
+        if !resent {
+            self.rtt.sample(now - sent_at, &cfg.rto);
+        }
+        self.rto.cancel();
         self.transmit(now, cfg, out);
     }
 
@@ -207,6 +244,13 @@ impl<C: CongestionControl> Sender<C> {
     }
 
     pub fn on_ack(&mut self, ack: &Ack, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        if ack.syn || self.syn_sent.is_some() {
+            // The SYN-ACK opens the connection; a second one (to a resent SYN) is ignored.
+            if ack.syn {
+                self.on_syn_ack(now, cfg, out);
+            }
+            return;
+        }
         if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
             return; // outside the window: stale or invalid
         }
@@ -361,6 +405,12 @@ impl<C: CongestionControl> Sender<C> {
     /// The retransmission timer expired at `now`.
     pub fn on_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         self.rto.cancel();
+        if self.syn_sent.is_some() {
+            // A lost SYN (or SYN-ACK): resend it with the timer backed off (RFC 6298 §5.5; ns-3's
+            // `ConnTimeout` doubles likewise). Not a congestion signal: nothing was in flight.
+            self.rtt.back_off();
+            return self.send_syn(now, true, cfg, out);
+        }
         if self.flight() == 0 {
             return;
         }
@@ -524,6 +574,7 @@ mod tests {
             backoff_end: crate::tcp::BackoffEnd::ValidSample,
             full_ack: FullAck::Flight,
             overhead: 0,
+            handshake: false,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
             pacing: Pacing::Off,
@@ -557,6 +608,52 @@ mod tests {
         assert_eq!(s.cwnd(), 11.0);
         // RTO from the first sample: 0.1 + 4 * 0.05 = 0.3
         assert_eq!(s.rto.deadline(), from_secs(0.1) + from_secs(0.3));
+    }
+
+    #[test]
+    fn handshake_syn_then_initial_window_with_a_sample() {
+        let c = TcpConfig { handshake: true, ..cfg(true, false) };
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        let syn = std::mem::take(&mut out);
+        assert_eq!(syn.len(), 1);
+        assert!(syn[0].syn && !syn[0].retransmit);
+        assert_eq!(syn[0].size, 40, "header_size bytes");
+        assert_eq!(s.rto.deadline(), from_secs(1.0), "timed by the initial RTO");
+        // A stray data ACK before the SYN-ACK is ignored.
+        s.on_ack(&ack(0, &[]), from_secs(0.05), &c, &mut out);
+        assert!(out.is_empty());
+        s.on_ack(&Ack { syn: true, ..Ack::default() }, from_secs(0.1), &c, &mut out);
+        assert_eq!(seqs(&mut out), (0..10).map(|q| (q, false)).collect::<Vec<_>>());
+        assert_eq!(s.srtt(), Some(0.1), "the handshake's sample");
+        assert_eq!(s.rto.deadline(), from_secs(0.1) + from_secs(0.3));
+        // A second SYN-ACK changes nothing.
+        s.on_ack(&Ack { syn: true, ..Ack::default() }, from_secs(0.11), &c, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(s.snd_nxt(), 10);
+        assert_eq!((s.stats.sent, s.stats.timeouts, s.stats.retransmits), (11, 0, 0));
+    }
+
+    #[test]
+    fn handshake_lost_syn_is_resent_with_backoff_and_no_sample() {
+        let c = TcpConfig { handshake: true, ..cfg(true, false) };
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        s.on_timer(from_secs(1.0), &c, &mut out);
+        assert!(out[0].syn && out[0].retransmit);
+        assert_eq!(s.rto.deadline(), from_secs(3.0), "doubled: 1 s + 2 s");
+        out.clear();
+        s.on_timer(from_secs(3.0), &c, &mut out);
+        assert_eq!(s.rto.deadline(), from_secs(7.0));
+        out.clear();
+        s.on_ack(&Ack { syn: true, ..Ack::default() }, from_secs(3.1), &c, &mut out);
+        assert_eq!(out.len(), 10);
+        assert_eq!(s.srtt(), None, "Karn: no sample from a resent SYN");
+        assert_eq!(s.ssthresh(), f64::INFINITY, "a lost SYN is no congestion signal");
+        assert_eq!((s.stats.sent, s.stats.timeouts, s.stats.retransmits), (13, 0, 2), "resent SYNs count");
     }
 
     #[test]

@@ -60,10 +60,12 @@ pub const STATE_NAMES: [&str; 6] =
     ["", "slow-start", "congestion-avoidance", "fast-recovery", "rto-recovery", "cwr"];
 
 /// The names of packet kinds, by code.
-pub const PACKET_NAMES: [&str; 3] = ["data", "ack", "datagram"];
+pub const PACKET_NAMES: [&str; 5] = ["data", "ack", "datagram", "syn", "syn-ack"];
 
-fn packet_code(kind: Kind) -> u8 {
-    match kind {
+fn packet_code(pkt: &Packet) -> u8 {
+    match pkt.kind {
+        Kind::Data if pkt.syn => 3,
+        Kind::Ack if pkt.syn => 4,
         Kind::Data => 0,
         Kind::Ack => 1,
         Kind::Datagram => 2,
@@ -247,7 +249,7 @@ impl Tracer {
         c.flow.push(flow);
         c.group.push(group);
         c.port.push(port);
-        c.packet.push(pkt.map_or(0, |p| packet_code(p.kind)));
+        c.packet.push(pkt.map_or(0, packet_code));
         c.seq.push(pkt.map_or(0, |p| p.seq));
         c.retransmit.push(pkt.is_some_and(|p| p.retransmit));
         c.ecn.push(pkt.map_or(0, |p| ecn_code(p.ecn)));

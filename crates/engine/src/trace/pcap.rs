@@ -33,9 +33,28 @@ pub struct TcpShape {
 /// One packet to write.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Capture {
-    Data { flow: u32, shape: TcpShape, seq: u32, ecn: Ecn, cwr: bool },
-    Ack { flow: u32, shape: TcpShape, ack: Ack },
-    Datagram { source: u32, size: u32, serial: u32 },
+    Data {
+        flow: u32,
+        shape: TcpShape,
+        seq: u32,
+        ecn: Ecn,
+        cwr: bool,
+    },
+    /// The SYN opening a connection (`tcp.handshake`); the receiver's SYN-ACK is an `Ack` with `syn`.
+    Syn {
+        flow: u32,
+        shape: TcpShape,
+    },
+    Ack {
+        flow: u32,
+        shape: TcpShape,
+        ack: Ack,
+    },
+    Datagram {
+        source: u32,
+        size: u32,
+        serial: u32,
+    },
 }
 
 #[derive(Debug)]
@@ -268,6 +287,7 @@ fn transport_checksum(buf: &mut [u8], at: usize, len: u32, proto: u8, offset: us
 
 const ECT0: u8 = 0b10;
 const CE: u8 = 0b11;
+const FLAG_SYN: u8 = 0x02;
 const FLAG_ACK: u8 = 0x10;
 const FLAG_PSH: u8 = 0x08;
 const FLAG_ECE: u8 = 0x40;
@@ -322,6 +342,16 @@ pub fn encode(what: &Capture, buf: &mut Vec<u8>) -> u32 {
             buf.resize(total.min(65535) as usize, 0);
             total
         }
+        Capture::Syn { flow, shape } => {
+            let (tcp, _) = segment_geometry(&shape);
+            let total = 20 + tcp;
+            let (src, sport) = sender_endpoint(flow, shape.group);
+            let (dst, dport) = receiver_endpoint(shape.group);
+            ipv4_header(buf, total, 0, 6, 0, src, dst);
+            tcp_header(buf, sport, dport, 0, 0, tcp, FLAG_SYN, &[]);
+            transport_checksum(buf, 20, tcp, 6, 16);
+            total
+        }
         Capture::Ack { flow, shape, ack } => {
             let (_, payload) = segment_geometry(&shape);
             let mut options = [0u8; 4 + 8 * MAX_SACK_BLOCKS];
@@ -342,8 +372,10 @@ pub fn encode(what: &Capture, buf: &mut Vec<u8>) -> u32 {
             let (src, sport) = receiver_endpoint(shape.group);
             let (dst, dport) = sender_endpoint(flow, shape.group);
             ipv4_header(buf, total, 0, 6, ack.ack as u16, src, dst);
-            let flags = FLAG_ACK | if ack.ece { FLAG_ECE } else { 0 };
-            tcp_header(buf, sport, dport, 1, byte_seq(ack.ack, payload), tcp, flags, &options[..olen]);
+            let flags = FLAG_ACK | if ack.ece { FLAG_ECE } else { 0 } | if ack.syn { FLAG_SYN } else { 0 };
+            // The SYN-ACK carries the receiver's ISN (0) and acknowledges the SYN; later ACKs follow both.
+            let (seq, acked) = if ack.syn { (0, 1) } else { (1, byte_seq(ack.ack, payload)) };
+            tcp_header(buf, sport, dport, seq, acked, tcp, flags, &options[..olen]);
             transport_checksum(buf, 20, total - 20, 6, 16);
             buf.resize(total as usize, 0);
             total
@@ -414,6 +446,25 @@ mod tests {
         pseudo.extend_from_slice(&[0, 6, 0, 40]);
         pseudo.extend_from_slice(&buf[20..]);
         assert!(sum_ok(&pseudo));
+    }
+
+    #[test]
+    fn syn_and_syn_ack_headers() {
+        let mut buf = Vec::new();
+        let len = encode(&Capture::Syn { flow: 1, shape: shape() }, &mut buf);
+        assert_eq!((len, buf.len()), (40, 40));
+        assert_eq!(buf[33], FLAG_SYN);
+        assert_eq!(u32::from_be_bytes(buf[24..28].try_into().unwrap()), 0, "the ISN");
+        assert!(sum_ok(&buf[..20]));
+        let mut pseudo = buf[12..20].to_vec();
+        pseudo.extend_from_slice(&[0, 6, 0, 20]);
+        pseudo.extend_from_slice(&buf[20..]);
+        assert!(sum_ok(&pseudo));
+        let ack = Ack { syn: true, ..Default::default() };
+        encode(&Capture::Ack { flow: 1, shape: shape(), ack }, &mut buf);
+        assert_eq!(buf[33], FLAG_SYN | FLAG_ACK);
+        assert_eq!(u32::from_be_bytes(buf[24..28].try_into().unwrap()), 0);
+        assert_eq!(u32::from_be_bytes(buf[28..32].try_into().unwrap()), 1, "acknowledges the SYN");
     }
 
     #[test]
