@@ -12,7 +12,10 @@
 //!
 //! Loss detection and recovery:
 //! - **Fast retransmit** on `dupack_threshold` duplicate ACKs, or (with SACK) when the first unacknowledged
-//!   segment `IsLost` (RFC 6675 §4: `dupack_threshold` segments SACKed above it). Entering recovery sets
+//!   segment `IsLost` (RFC 6675 §4: `dupack_threshold` segments SACKed above it). With SACK a duplicate ACK
+//!   is one that SACKs data not SACKed before, even if it also moves the cumulative ACK (RFC 6675 §2, §5;
+//!   ns-3's `scoreboardUpdated`): an ACK for a spurious retransmission is not one. Without SACK it is an
+//!   ACK that acknowledges nothing new (RFC 5681). Entering recovery sets
 //!   `ssthresh` from the controller (RFC 5681 eq. 4) and the recovery point to the highest segment sent.
 //!   Recovery is entered only if the cumulative ACK lies beyond the previous recovery point (RFC 6582 §3.2).
 //! - **With SACK** (RFC 6675 §5 step 4): the first unacknowledged segment is retransmitted at once, whatever the
@@ -254,9 +257,13 @@ impl<C: CongestionControl> Sender<C> {
         if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
             return; // outside the window: stale or invalid
         }
+        let sacked_before = self.sb.sacked();
         if cfg.sack {
             self.apply_sack(ack);
         }
+        // RFC 6675 §2: with SACK, a duplicate ACK is one that SACKs data not SACKed before, whether or not
+        // it also moves the cumulative ACK; RFC 5681's definition (no new data acknowledged) without.
+        let duplicate = if cfg.sack { self.sb.sacked() > sacked_before } else { ack.ack == self.snd_una };
         let newly_acked = ack.ack - self.snd_una;
         if newly_acked > 0 {
             let (sent_at, retransmitted) = self.sb.ack(newly_acked as usize);
@@ -266,7 +273,8 @@ impl<C: CongestionControl> Sender<C> {
                 self.rtt.clear_backoff();
             }
             self.snd_una = ack.ack;
-            self.dupacks = 0;
+            // RFC 6675 §5: a cumulative ACK resets DupAcks; one that also SACKs new data counts as the first.
+            self.dupacks = u32::from(duplicate);
             self.on_new_ack(newly_acked, now, cfg);
             if self.flight() > 0 {
                 self.rto.arm(now + self.rtt.rto(&cfg.rto));
@@ -276,7 +284,7 @@ impl<C: CongestionControl> Sender<C> {
                     self.pace.cancel();
                 }
             }
-        } else if self.flight() > 0 {
+        } else if self.flight() > 0 && duplicate {
             self.dupacks += 1;
             if self.phase == Phase::FastRecovery && !cfg.sack {
                 self.win.cwnd += 1.0;
@@ -724,6 +732,43 @@ mod tests {
         s.on_ack(&ack(0, &[(3, 7), (1, 2)]), 104, &c, &mut out);
         // pipe 4 < 5: NextSeg rule 1 sends the next hole.
         assert_eq!(seqs(&mut out), vec![(2, true)]);
+    }
+
+    #[test]
+    fn with_sack_only_new_sack_information_makes_a_duplicate_ack() {
+        // RFC 6675 §2: ACKs that repeat the cumulative point and SACK nothing new (as a spurious
+        // retransmission's do) are not duplicate ACKs, so three of them trigger nothing.
+        let c = TcpConfig { limited_transmit: true, ..cfg(true, false) };
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        s.on_ack(&ack(0, &[(1, 2)]), 100, &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(10, false)], "the first duplicate: one segment by limited transmit");
+        for t in 101..104 {
+            s.on_ack(&ack(0, &[(1, 2)]), t, &c, &mut out);
+        }
+        assert!(out.is_empty() && s.stats.fast_recoveries == 0, "{out:?}");
+        // An ACK that moves the cumulative point and SACKs new data counts as the first (RFC 6675 §5).
+        s.on_ack(&ack(1, &[(3, 4)]), 105, &c, &mut out);
+        assert_eq!(s.dupacks, 1);
+        s.on_ack(&ack(1, &[(3, 5)]), 106, &c, &mut out);
+        s.on_ack(&ack(1, &[(3, 6)]), 107, &c, &mut out);
+        assert_eq!(s.stats.fast_recoveries, 1, "the third: fast retransmit of segment 1");
+    }
+
+    #[test]
+    fn without_sack_every_ack_that_acknowledges_nothing_new_is_a_duplicate() {
+        let c = cfg(false, false);
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        for t in 100..103 {
+            s.on_ack(&ack(0, &[]), t, &c, &mut out);
+        }
+        assert_eq!(s.stats.fast_recoveries, 1);
+        assert_eq!(seqs(&mut out), vec![(0, true)]);
     }
 
     #[test]
