@@ -584,8 +584,15 @@ impl Simulation {
         path.pending.push_back((path.serial, ack));
         let size = self.cfg.groups[flow.group as usize].ack_size;
         let hops = self.cfg.groups[flow.group as usize].ack_route.len() as u8;
-        let pkt =
-            Packet { flow: f as u32, seq: path.serial, size, kind: Kind::Ack, hops, ..Packet::default() };
+        let pkt = Packet {
+            flow: f as u32,
+            seq: path.serial,
+            size,
+            syn: ack.syn,
+            kind: Kind::Ack,
+            hops,
+            ..Packet::default()
+        };
         flow.in_network += 1;
         flow.counts.acks_sent += 1;
         self.acks_sent += 1;
