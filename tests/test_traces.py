@@ -257,3 +257,38 @@ def test_the_handshake_in_the_event_trace_and_the_pcap(tmp_path: Path) -> None:
     proc = subprocess.run(["tshark", "-n", "-r", str(pcap), "-o", "tcp.check_checksum:TRUE", "-Y", bad],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout[:500] + proc.stderr
+
+
+@needs_tshark
+def test_a_queued_syn_ack_is_captured_as_one(tmp_path: Path) -> None:
+    """On an ACK route of its own, the SYN-ACK crosses a port: its pcap shows SYN+ACK, not a SYN."""
+    path = tmp_path / "queued.toml"
+    path.write_text("""
+duration = "1s"
+[[links]]
+name = "fwd"
+rate = "10Mbps"
+delay = "5ms"
+queue = { discipline = "droptail", limit = 100 }
+[[links]]
+name = "back"
+rate = "10Mbps"
+delay = "5ms"
+queue = { discipline = "droptail", limit = 100 }
+[[flows]]
+count = 3
+rtt = "40ms"
+route = ["fwd"]
+ack_route = ["back"]
+[tcp]
+handshake = true
+""")
+    pcap = tmp_path / "back.pcap"
+    r = bufferlab.run(path, trace={"events": True, "kinds": ["dequeue"], "pcap": str(pcap), "port": "back"})
+    assert _tshark_count(pcap, "tcp.flags.syn == 1 && tcp.flags.ack == 1") == 3
+    assert _tshark_count(pcap, "tcp.flags.syn == 1 && tcp.flags.ack == 0") == 0
+    ev = r.events
+    back = ev[(ev["kind"] == "dequeue") & (ev["port"] == "back")]
+    assert (back["packet"] == "syn-ack").sum() == 3
+    fwd = ev[(ev["kind"] == "dequeue") & (ev["port"] == "fwd")]
+    assert (fwd["packet"] == "syn").sum() == 3

@@ -1213,7 +1213,7 @@ impl Simulation {
                 }
                 let flow = &self.flows[pkt.flow as usize];
                 let shape = self.tcp_shape(flow.group);
-                if pkt.syn {
+                if pkt.syn && pkt.kind == Kind::Data {
                     Capture::Syn { flow: pkt.flow, shape }
                 } else if pkt.kind == Kind::Data {
                     Capture::Data { flow: pkt.flow, shape, seq: pkt.seq, ecn: pkt.ecn, cwr: pkt.cwr }
