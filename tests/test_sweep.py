@@ -254,7 +254,7 @@ def test_resume_after_a_real_interruption_runs_only_the_missing_runs(tmp_path, s
     out = tmp_path / "s"
     proc = subprocess.Popen(_sweep_cmd(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while len(list((out / "runs").glob("*.json"))) < 3 if (out / "runs").is_dir() else True:
+    while len(Store(out).pending()) < 3:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the sweep never finished a run"
         time.sleep(0.02)
@@ -272,6 +272,20 @@ def test_resume_after_a_real_interruption_runs_only_the_missing_runs(tmp_path, s
     assert f"{24 - len(kept)} ran, {len(kept)} skipped as done, 0 failed" in again.stdout
     rows = pd.read_parquet(out / "results")
     assert len(rows) == 24 and rows["run_key"].is_unique and (rows["status"] == "ok").all()
+
+
+def test_a_write_killed_before_its_rename_is_not_a_finished_run(tmp_path):
+    out = tmp_path / "s"
+    sets = sum((["--set", s] for s in TINY), [])
+    assert main(["sweep", "droptail", "--grid", f"{LIMIT}=10,20", *sets, "--out", str(out), "--quiet"]) == 0
+    store = Store(out)
+    done = store.done()
+    # What a kill between write and rename leaves: a complete record under write_atomic's temporary name.
+    (store.runs / ".tmp-abc123.json").write_text("{}")
+    assert store.pending() == [] and store.done() == done
+    store.prepare(store.definition())
+    store.unlock()
+    assert not list(store.runs.glob(".tmp-*"))
 
 
 def test_pool_runs_again_what_a_killed_worker_held(tmp_path):

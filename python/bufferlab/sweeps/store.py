@@ -133,6 +133,8 @@ class Store:
                 definition = {**definition, "axes": list(known.values())}
             try:
                 self.runs.mkdir(parents=True, exist_ok=True)
+                for stale in self.runs.glob(".tmp-*"):  # writes a kill interrupted before their rename
+                    stale.unlink(missing_ok=True)
                 write_atomic(self.path / "sweep.json", dumps(definition, indent=2) + "\n")
             except OSError as exc:
                 raise BufferLabError(f"{field} {self.path}: cannot write: {exc.strerror or exc}") from None
@@ -193,8 +195,11 @@ class Store:
         return self._keys
 
     def pending(self) -> List[str]:
-        """Keys of the finished runs not compacted yet."""
-        return sorted(p.name[:-5] for p in self.runs.glob("*.json")) if self.runs.is_dir() else []
+        """Keys of the finished runs not compacted yet (not the temporary files of a write that a kill
+        interrupted before its rename: those start with a dot)."""
+        if not self.runs.is_dir():
+            return []
+        return sorted(p.name[:-5] for p in self.runs.glob("*.json") if not p.name.startswith("."))
 
     def done(self) -> Dict[str, str]:
         """``run_key → status`` of every finished run (compacted or not)."""
