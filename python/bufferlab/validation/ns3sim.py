@@ -474,6 +474,11 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")
+        if not t.get("handshake", False) and sum(len(gi["flows"]) for gi in groups_in) > 1:
+            notes.append(f"{tf('handshake')}: ns-3 opens every connection with a SYN; one that starts while "
+                         "other flows fill the buffer can lose it and wait ConnTimeout before its first "
+                         "segment, which the engine's flows here never do (set tcp.handshake = true to "
+                         "compare like with like)")
         if float(t["max_rto"]) != 60.0:
             notes.append(f"{tf('max_rto')}: ns-3 has no attribute for it (its cap is 60 s)")
         if t["initial_rto"] != groups_in[0]["tcp"]["initial_rto"]:
