@@ -13,7 +13,8 @@ from bufferlab.errors import BufferLabError
 from bufferlab.validation import cli, compare, ns3sim
 
 ROOT = Path(__file__).resolve().parents[1]
-LIKE_NS3 = {"ssthresh_from": "pipe", "rto_backoff": "new-ack", "handshake": True}
+LIKE_NS3 = {"ssthresh_from": "pipe", "rto_backoff": "new-ack", "ca_increase": "whole-bytes",
+            "handshake": True}
 
 
 def scenario(**over):
@@ -77,11 +78,12 @@ def test_droptail_limit_and_sizes():
     assert tcp["min_rto_s"] == pytest.approx(0.2)
     # PPP's 2-byte header is compensated so a data packet serializes in packet_size * 8 / rate.
     assert link["ns3_rate_bps"] == pytest.approx(100e6 * 1002 / 1000)
-    # The semantic differences left by default: ns-3 halves pipe, ends the backoff at any new ACK, and
-    # opens every connection with a SYN that a flow starting into a full buffer can lose.
+    # The semantic differences left by default: ns-3 halves pipe, grows NewReno's window in whole bytes,
+    # ends the backoff at any new ACK, and opens every connection with a SYN that a flow starting into a
+    # full buffer can lose.
     assert [n.split(":")[0] for n in cfg["notes"]] == [
-        "tcp.ssthresh_from", "tcp.rto_backoff", "tcp.handshake"]
-    assert "ConnTimeout" in cfg["notes"][2]
+        "tcp.ssthresh_from", "tcp.ca_increase", "tcp.rto_backoff", "tcp.handshake"]
+    assert "ConnTimeout" in cfg["notes"][3] and "whole bytes" in cfg["notes"][1]
     # One flow alone starts on an idle path: its handshake is exact either way.
     assert "tcp.handshake" not in str(ns3sim.translate(scenario(flows={"count": 1, "rtt": "100ms"}))["notes"])
     sc = scenario()

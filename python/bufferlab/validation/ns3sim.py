@@ -471,6 +471,10 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         if t["ssthresh_from"] != "pipe":
             notes.append(f"{tf('ssthresh_from')}: ns-3 halves RFC 6675's pipe after a loss, the engine here "
                          "FlightSize (set tcp.ssthresh_from = \"pipe\" to compare like with like)")
+        if kind == "newreno" and t.get("ca_increase", "exact") != "whole-bytes":
+            notes.append(f"{tf('ca_increase')}: ns-3's NewReno adds SMSS²/cwnd in whole bytes per ACK, "
+                         "truncated, which slows windows of hundreds of segments; the engine here adds it "
+                         "exactly (set tcp.ca_increase = \"whole-bytes\" to compare like with like)")
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")

@@ -6,7 +6,7 @@ use super::network::{Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
-use crate::tcp::{BackoffEnd, EcnResponse, FullAck, InFlight, Pacing, RtoBounds, TcpConfig};
+use crate::tcp::{BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, RtoBounds, TcpConfig};
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
 use crate::units::{Bytes, Rate, Seconds};
@@ -119,6 +119,8 @@ pub struct Tcp {
     pub sack: bool,
     pub ecn: bool,
     pub ecn_response: EcnResponse,
+    /// `"exact"` (the default) or `"whole-bytes"` (ns-3's `TcpNewReno`), see [`CaIncrease`].
+    pub ca_increase: CaIncrease,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub ssthresh_from: SsthreshFrom,
@@ -175,6 +177,7 @@ impl Default for Tcp {
             sack: true,
             ecn: false,
             ecn_response: EcnResponse::OncePerRtt,
+            ca_increase: CaIncrease::Exact,
             dupack_threshold: 3,
             limited_transmit: true,
             ssthresh_from: SsthreshFrom::Flight,
@@ -252,6 +255,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         sack: t.sack,
         ecn: t.ecn,
         ecn_response: t.ecn_response,
+        ca_increase: t.ca_increase,
         dupack_threshold: t.dupack_threshold,
         limited_transmit: t.limited_transmit,
         ssthresh_from: match t.ssthresh_from {

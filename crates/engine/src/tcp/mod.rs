@@ -49,6 +49,20 @@ pub enum FullAck {
     Ssthresh,
 }
 
+/// How congestion avoidance adds its `increase / cwnd` per ACK (`tcp.ca_increase`; RFC 5681 §3.1 eq. 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaIncrease {
+    /// In real numbers: one segment per window of ACKs at any window, as Linux's segment counter
+    /// (`tcp_cong_avoid_ai`) gives.
+    Exact,
+    /// In whole bytes, as ns-3's `TcpNewReno` and byte-counting BSD stacks compute eq. 3: `SMSS·SMSS /
+    /// cwnd` truncated, at least one byte. Once cwnd exceeds SMSS segments the truncation slows growth
+    /// (a window of 490 segments of 960 B adds about half a segment per RTT), so large windows grow and
+    /// meet the buffer's overflows less often than small ones.
+    WholeBytes,
+}
+
 /// How often a sender reduces its window for ECN-Echo (`tcp.ecn_response`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -77,6 +91,7 @@ pub struct TcpConfig {
     pub sack: bool,
     pub ecn: bool,
     pub ecn_response: EcnResponse,
+    pub ca_increase: CaIncrease,
     pub dupack_threshold: u32,
     /// RFC 3042: one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,

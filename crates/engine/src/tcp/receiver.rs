@@ -154,7 +154,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::RtoBounds;
+    use crate::tcp::{CaIncrease, RtoBounds};
 
     fn cfg(delayed: bool) -> TcpConfig {
         TcpConfig {
@@ -166,6 +166,7 @@ mod tests {
             sack: true,
             ecn: true,
             ecn_response: EcnResponse::OncePerRtt,
+            ca_increase: CaIncrease::Exact,
             dupack_threshold: 3,
             limited_transmit: false,
             ssthresh_from: crate::tcp::InFlight::FlightSize,

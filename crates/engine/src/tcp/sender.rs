@@ -55,7 +55,7 @@
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{BackoffEnd, EcnResponse, FullAck, InFlight, Pacing, TcpConfig};
+use super::{BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
 use crate::timer::Timer;
@@ -132,7 +132,8 @@ fn context<'a>(
         InFlight::FlightSize => flight,
         InFlight::Pipe => pipe,
     };
-    CcContext { now, rtt, flight, pipe, in_flight, max_window: cfg.max_window }
+    let whole_bytes = (cfg.ca_increase == CaIncrease::WholeBytes).then_some(cfg.payload);
+    CcContext { now, rtt, flight, pipe, in_flight, max_window: cfg.max_window, whole_bytes }
 }
 
 impl<C: CongestionControl> Sender<C> {
@@ -576,6 +577,7 @@ mod tests {
             sack,
             ecn,
             ecn_response: EcnResponse::OncePerRtt,
+            ca_increase: CaIncrease::Exact,
             dupack_threshold: 3,
             limited_transmit: false,
             ssthresh_from: InFlight::FlightSize,

@@ -70,8 +70,8 @@ impl Controller for Aimd {
 }
 
 impl CongestionControl for Aimd {
-    fn on_ack(&mut self, w: &mut Window, acked: u32, _ctx: &CcContext) {
-        reno_growth(w, acked, self.spec.increase);
+    fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
+        reno_growth(w, acked, self.spec.increase, ctx.whole_bytes);
     }
 
     fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {

@@ -167,7 +167,7 @@ impl CongestionControl for Cubic {
             return;
         }
         if w.cwnd < w.ssthresh {
-            reno_growth(w, acked, 1.0);
+            reno_growth(w, acked, 1.0, ctx.whole_bytes);
             return;
         }
         let epoch = match self.epoch {

@@ -48,6 +48,8 @@ pub struct CcContext<'a> {
     pub in_flight: u32,
     /// W_max, the most segments in flight (`tcp.max_window`; `u32::MAX` if unlimited).
     pub max_window: u32,
+    /// `Some(SMSS in bytes)` when congestion avoidance counts whole bytes (`tcp.ca_increase`).
+    pub whole_bytes: Option<u32>,
 }
 
 /// Why the window is being reduced.
@@ -217,20 +219,38 @@ impl CongestionControl for AnyCc {
 }
 
 /// Reno-style growth shared by the standard controllers (RFC 5681 §3.1, as ns-3's `TcpNewReno`): slow start
-/// adds one segment per ACK of new data, congestion avoidance adds `increase / cwnd`. Growth is per ACK, not
-/// per segment acknowledged (no Appropriate Byte Counting), so delayed ACKs halve it, as in ns-3.
-pub fn reno_growth(w: &mut Window, acked: u32, increase: f64) {
+/// adds one segment per ACK of new data, congestion avoidance adds `increase / cwnd`, or with `whole_bytes
+/// = Some(SMSS)` `increase · SMSS² / cwnd` bytes truncated to a whole number, at least one
+/// ([`crate::tcp::CaIncrease`]). Growth is per ACK, not per segment acknowledged (no Appropriate Byte
+/// Counting), so delayed ACKs halve it, as in ns-3.
+pub fn reno_growth(w: &mut Window, acked: u32, increase: f64, whole_bytes: Option<u32>) {
     if acked == 0 {
         return;
     }
     if w.cwnd < w.ssthresh {
         w.cwnd += 1.0;
-    } else {
-        w.cwnd += increase / w.cwnd;
+        return;
     }
+    w.cwnd += match whole_bytes {
+        None => increase / w.cwnd,
+        Some(smss) => {
+            let smss = f64::from(smss);
+            // cwnd in bytes is a whole number in ns-3; rounding keeps float error out of the truncation.
+            let cwnd_bytes = (w.cwnd * smss).round().max(1.0);
+            (increase * smss * smss / cwnd_bytes).floor().max(1.0) / smss
+        }
+    };
 }
 
 #[cfg(test)]
 pub(crate) fn test_context(rtt: &RttEstimator, in_flight: u32) -> CcContext<'_> {
-    CcContext { now: 0, rtt, flight: in_flight, pipe: in_flight, in_flight, max_window: u32::MAX }
+    CcContext {
+        now: 0,
+        rtt,
+        flight: in_flight,
+        pipe: in_flight,
+        in_flight,
+        max_window: u32::MAX,
+        whole_bytes: None,
+    }
 }

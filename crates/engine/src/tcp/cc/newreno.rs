@@ -23,8 +23,8 @@ impl Controller for NewReno {
 }
 
 impl CongestionControl for NewReno {
-    fn on_ack(&mut self, w: &mut Window, acked: u32, _ctx: &CcContext) {
-        reno_growth(w, acked, 1.0);
+    fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
+        reno_growth(w, acked, 1.0, ctx.whole_bytes);
     }
 }
 
@@ -52,5 +52,41 @@ mod tests {
         assert_eq!(cc.loss_window(&w, &ctx), 1.0);
         assert_eq!(cc.pacing_gap(&w, &ctx), None);
         assert_eq!(cc.tag(&w, &ctx), 0.0);
+    }
+
+    /// `tcp.ca_increase = "whole-bytes"`: ns-3's `TcpNewReno::CongestionAvoidance` adds `SMSS² / cwnd`
+    /// bytes per ACK, at least 1, truncated to a whole number. The engine's window matches that integer
+    /// recurrence byte for byte: at 10 segments of 960 B about one segment per window of ACKs, at 490
+    /// segments half of one (1.96 B truncated to 1), at 1,500 segments more than one (the 1-byte floor).
+    #[test]
+    fn whole_bytes_growth_is_ns3s_integer_recurrence() {
+        let est = crate::tcp::rtt::RttEstimator::default();
+        let ctx = CcContext { whole_bytes: Some(960), ..test_context(&est, 11) };
+        let ns3 = |mut cwnd: u32, acks: u32| {
+            for _ in 0..acks {
+                cwnd += ((960.0 * 960.0 / f64::from(cwnd)).max(1.0)) as u32;
+            }
+            cwnd
+        };
+        for (segments, expected) in [(10u32, 0.955), (100, 0.9375), (490, 0.51), (1500, 1.5625)] {
+            let mut w = Window { cwnd: f64::from(segments), ssthresh: 1.0 };
+            for _ in 0..segments {
+                NewReno.on_ack(&mut w, 1, &ctx);
+            }
+            let reference = ns3(segments * 960, segments);
+            assert_eq!((w.cwnd * 960.0).round() as u32, reference, "{segments} segments");
+            assert!((w.cwnd - f64::from(segments) - expected).abs() < 0.01, "{segments}: {}", w.cwnd);
+        }
+        // Exact growth adds one segment per window at any size (to first order).
+        let mut w = Window { cwnd: 490.0, ssthresh: 1.0 };
+        for _ in 0..490 {
+            NewReno.on_ack(&mut w, 1, &test_context(&est, 11));
+        }
+        assert!((w.cwnd - 491.0).abs() < 2e-3);
+        // Slow start is the same either way; an ACK of nothing new adds nothing.
+        let mut w = Window { cwnd: 4.0, ssthresh: 8.0 };
+        NewReno.on_ack(&mut w, 1, &ctx);
+        NewReno.on_ack(&mut w, 0, &ctx);
+        assert_eq!(w.cwnd, 5.0);
     }
 }

@@ -87,7 +87,7 @@ impl CongestionControl for Poisson {
 
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
         if self.spec.slow_start {
-            reno_growth(w, acked, 1.0);
+            reno_growth(w, acked, 1.0, ctx.whole_bytes);
         } else if acked > 0 {
             w.cwnd += 1.0 / w.cwnd;
         }

@@ -138,8 +138,8 @@ impl Controller for Whittle {
 impl CongestionControl for Whittle {
     const TAGS: bool = true;
 
-    fn on_ack(&mut self, w: &mut Window, acked: u32, _ctx: &CcContext) {
-        reno_growth(w, acked, 1.0);
+    fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
+        reno_growth(w, acked, 1.0, ctx.whole_bytes);
         w.cwnd = w.cwnd.min(self.n_max);
     }
 
