@@ -225,6 +225,10 @@ def test_cubic_and_pacing_mapping():
         "ns3::TcpSocketState::PacingCaRatio": 120, "ns3::TcpSocketState::PaceInitialWindow": False}
     assert not [n for n in cfg["notes"] if "tcp." in n]
     assert any(n.startswith("pacing:") for n in cfg["notes"])
+    # CUBIC grows by its own rule in both: NewReno's whole-byte arithmetic is not asked of it.
+    like_cubic = {k: v for k, v in LIKE_NS3.items() if k != "ca_increase"}
+    cfg_exact = ns3sim.translate(scenario(tcp={"congestion_control": cubic, **like_cubic}))
+    assert not [n for n in cfg_exact["notes"] if "tcp." in n]
     # RFC 9438's own choices are translated, with a note for each choice ns-3 makes otherwise.
     cfg = ns3sim.translate(scenario(tcp={"congestion_control": "cubic", "pacing": "rtt", **LIKE_NS3}))
     cc_notes = [n for n in cfg["notes"] if n.startswith("tcp.congestion_control.")]
