@@ -55,6 +55,7 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "full_ack": match t.full_ack { crate::tcp::FullAck::Flight => "flight", crate::tcp::FullAck::Ssthresh => "ssthresh" },
             "overhead": to_secs(t.overhead),
             "handshake": t.handshake,
+            "recovery_timer": t.recovery_timer,
             "pacing": t.pacing.name(),
         },
         "flows": g.flows.iter().map(|f| json!({

@@ -6,7 +6,9 @@ use super::network::{Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
-use crate::tcp::{BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, RtoBounds, TcpConfig};
+use crate::tcp::{
+    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, RecoveryTimer, RtoBounds, TcpConfig,
+};
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
 use crate::units::{Bytes, Rate, Seconds};
@@ -129,6 +131,8 @@ pub struct Tcp {
     pub overhead: Seconds,
     /// Open each connection with a SYN / SYN-ACK exchange before the first data segment.
     pub handshake: bool,
+    /// `"every-ack"` (the default) or `"first-partial-ack"` (ns-3), see [`RecoveryTimer`].
+    pub recovery_timer: RecoveryTimer,
     /// `false` | `true` (= `"rtt"`) | `"off"` | `"rtt"` | `"linux"`.
     pub pacing: Value,
 }
@@ -185,6 +189,7 @@ impl Default for Tcp {
             full_ack: FullAckSpec::Flight,
             overhead: Seconds(0.0),
             handshake: false,
+            recovery_timer: RecoveryTimer::EveryAck,
             pacing: Value::Bool(false),
         }
     }
@@ -272,6 +277,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         },
         overhead: from_secs(t.overhead.0),
         handshake: t.handshake,
+        recovery_timer: t.recovery_timer,
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
         pacing,

@@ -35,6 +35,18 @@ pub enum BackoffEnd {
     NewAck,
 }
 
+/// Which ACKs restart the retransmission timer during fast recovery (`tcp.recovery_timer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryTimer {
+    /// Every ACK of new data, partial ones included (RFC 6298 §5.3; RFC 6582 §4's "Slow-but-Steady").
+    EveryAck,
+    /// Only the first partial ACK of a recovery (RFC 6582 §3.2 step 5, §4's "Impatient"; ns-3 3.44's
+    /// `m_isFirstPartialAck`, with SACK too): a recovery that repairs many holes, one round trip each,
+    /// ends in a timeout once it outlasts the RTO.
+    FirstPartialAck,
+}
+
 /// The window NewReno sets when a full acknowledgment ends fast recovery without SACK (RFC 6582 §3.2
 /// step 6, which offers both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +116,7 @@ pub struct TcpConfig {
     pub overhead: Time,
     /// Open with a SYN and wait for the SYN-ACK before the first data segment (RFC 9293 §3.5).
     pub handshake: bool,
+    pub recovery_timer: RecoveryTimer,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
     /// How the sender spaces its packets when its controller does not pace (see [`Pacing`]).

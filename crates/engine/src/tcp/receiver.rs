@@ -154,7 +154,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CaIncrease, RtoBounds};
+    use crate::tcp::{CaIncrease, RecoveryTimer, RtoBounds};
 
     fn cfg(delayed: bool) -> TcpConfig {
         TcpConfig {
@@ -174,6 +174,7 @@ mod tests {
             full_ack: crate::tcp::FullAck::Flight,
             overhead: 0,
             handshake: false,
+            recovery_timer: RecoveryTimer::EveryAck,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
             pacing: crate::tcp::Pacing::Off,

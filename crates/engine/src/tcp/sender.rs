@@ -55,7 +55,7 @@
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, TcpConfig};
+use super::{BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, RecoveryTimer, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
 use crate::timer::Timer;
@@ -106,6 +106,8 @@ pub struct Sender<C = AnyCc> {
     cwr_pending: bool,
     /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
     head_retransmit_pending: bool,
+    /// In fast recovery, a partial ACK has restarted the timer (`tcp.recovery_timer`).
+    partial_ack_seen: bool,
     /// `tcp.handshake`: waiting for the SYN-ACK since the last SYN left at `.0`; `.1`: a SYN was resent.
     syn_sent: Option<(Time, bool)>,
     rtt: RttEstimator,
@@ -152,6 +154,7 @@ impl<C: CongestionControl> Sender<C> {
             ecn_recover: 0,
             cwr_pending: false,
             head_retransmit_pending: false,
+            partial_ack_seen: false,
             syn_sent: None,
             rtt: RttEstimator::new(&cfg.rto),
             rto: Timer::default(),
@@ -277,8 +280,16 @@ impl<C: CongestionControl> Sender<C> {
             // RFC 6675 §5: a cumulative ACK resets DupAcks; one that also SACKs new data counts as the first.
             self.dupacks = u32::from(duplicate);
             self.on_new_ack(newly_acked, now, cfg);
+            // A partial ACK (still in fast recovery) restarts the timer only the first time under
+            // `"first-partial-ack"`.
+            let partial = self.phase == Phase::FastRecovery;
+            let restart =
+                !(partial && self.partial_ack_seen && cfg.recovery_timer == RecoveryTimer::FirstPartialAck);
+            self.partial_ack_seen |= partial;
             if self.flight() > 0 {
-                self.rto.arm(now + self.rtt.rto(&cfg.rto));
+                if restart {
+                    self.rto.arm(now + self.rtt.rto(&cfg.rto));
+                }
             } else {
                 self.rto.cancel();
                 if self.is_complete() {
@@ -385,6 +396,7 @@ impl<C: CongestionControl> Sender<C> {
             return;
         }
         self.phase = Phase::FastRecovery;
+        self.partial_ack_seen = false;
         self.recover = Some(self.snd_nxt);
         self.stats.fast_recoveries += 1;
         // With `InFlight::Pipe`, measured as ns-3 does: before this ACK's losses are marked, so SACKed
@@ -585,6 +597,7 @@ mod tests {
             full_ack: FullAck::Flight,
             overhead: 0,
             handshake: false,
+            recovery_timer: RecoveryTimer::EveryAck,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
             pacing: Pacing::Off,
@@ -711,6 +724,33 @@ mod tests {
         s.on_ack(&ack(10, &[]), from_secs(0.2), &c, &mut out);
         assert_eq!(s.cwnd(), 5.0);
         assert_eq!(out.len(), 5, "option (2): the whole of ssthresh at once");
+    }
+
+    /// `tcp.recovery_timer`: with holes at 0, 2 and 4, the partial ACKs of 2 and 4 both restart the timer
+    /// under `"every-ack"` (RFC 6298 §5.3); under `"first-partial-ack"` (RFC 6582's Impatient variant, ns-3)
+    /// only the first does, and the next recovery restarts on its first partial ACK again.
+    #[test]
+    fn recovery_timer_restarts_on_every_or_only_the_first_partial_ack() {
+        for (timer, second) in [(RecoveryTimer::EveryAck, 0.3), (RecoveryTimer::FirstPartialAck, 0.2)] {
+            let c = TcpConfig { recovery_timer: timer, ..cfg(true, false) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            // A valid RTT sample of 100 ms first, so the RTO is the 200 ms minimum.
+            s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+            // Of segments 1..=10 in flight, 1, 3 and 5 are lost; 2, 4 and 6..=8 SACKed.
+            s.on_ack(&ack(1, &[(2, 3)]), from_secs(0.11), &c, &mut out);
+            s.on_ack(&ack(1, &[(4, 5), (2, 3)]), from_secs(0.111), &c, &mut out);
+            s.on_ack(&ack(1, &[(6, 9), (4, 5), (2, 3)]), from_secs(0.112), &c, &mut out);
+            assert_eq!(s.stats.fast_recoveries, 1);
+            let rto = s.rtt.rto(&c.rto);
+            // First partial ACK (up to the hole at 3): both restart.
+            s.on_ack(&ack(3, &[(6, 9), (4, 5)]), from_secs(0.2), &c, &mut out);
+            assert_eq!(s.rto.deadline(), from_secs(0.2) + rto);
+            // Second partial ACK (up to the hole at 5).
+            s.on_ack(&ack(5, &[(6, 9)]), from_secs(0.3), &c, &mut out);
+            assert_eq!(s.rto.deadline(), from_secs(second) + rto, "{timer:?}");
+        }
     }
 
     #[test]
