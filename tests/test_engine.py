@@ -149,6 +149,7 @@ def test_fairness_and_percentiles_are_consistent() -> None:
         ({"tcp.ssthresh_from": '"sideways"'}, "tcp.ssthresh_from"),
         ({"tcp.rto_backoff": '"never"'}, "tcp.rto_backoff"),
         ({"tcp.ca_increase": '"bytes"'}, "tcp.ca_increase"),
+        ({"tcp.recovery_timer": '"never"'}, "tcp.recovery_timer"),
         ({"tcp.full_ack": '"cwnd"'}, "tcp.full_ack"),
         ({"tcp.overhead": '"2s"'}, r"tcp.overhead.*\[0, 1 s\]"),
         ({"tcp.overhead": '"-1ms"'}, "tcp.overhead"),
