@@ -475,6 +475,10 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             notes.append(f"{tf('ca_increase')}: ns-3's NewReno adds SMSS²/cwnd in whole bytes per ACK, "
                          "truncated, which slows windows of hundreds of segments; the engine here adds it "
                          "exactly (set tcp.ca_increase = \"whole-bytes\" to compare like with like)")
+        if t.get("recovery_timer", "every-ack") != "first-partial-ack":
+            notes.append(f"{tf('recovery_timer')}: ns-3 restarts the retransmission timer during fast "
+                         "recovery only on the first partial ACK, the engine here on every ACK of new "
+                         "data (set tcp.recovery_timer = \"first-partial-ack\" to compare like with like)")
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")
