@@ -397,6 +397,8 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
     duration, warmup = float(res["duration"]), float(res["warmup"])
     notes: List[str] = []
 
+    several_flows = sum(len(grp["flows"]) for grp in groups_in) > 1
+
     # TCP, per group.
     tcps: List[Dict[str, Any]] = []
     ccs: List[Dict[str, Any]] = []
@@ -482,7 +484,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")
-        if not t.get("handshake", False) and sum(len(gi["flows"]) for gi in groups_in) > 1:
+        if not t.get("handshake", False) and several_flows:
             notes.append(f"{tf('handshake')}: ns-3 opens every connection with a SYN; one that starts while "
                          "other flows fill the buffer can lose it and wait ConnTimeout before its first "
                          "segment, which the engine's flows here never do (set tcp.handshake = true to "
