@@ -216,7 +216,8 @@ def test_fq_codel_mapping():
 
 
 def test_cubic_and_pacing_mapping():
-    cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
+    cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt",
+             "growth": "whole-segments"}
     cfg = ns3sim.translate(scenario(tcp={"congestion_control": cubic, "pacing": "linux", **LIKE_NS3}))
     assert cfg["tcp"]["socket_type"] == "ns3::TcpCubic"
     assert ns3sim.congestion_control_defaults(cfg["tcp"]) == {
@@ -233,7 +234,8 @@ def test_cubic_and_pacing_mapping():
     # RFC 9438's own choices are translated, with a note for each choice ns-3 makes otherwise.
     cfg = ns3sim.translate(scenario(tcp={"congestion_control": "cubic", "pacing": "rtt", **LIKE_NS3}))
     cc_notes = [n for n in cfg["notes"] if n.startswith("tcp.congestion_control.")]
-    assert len(cc_notes) == 3 and any("after_timeout" in n for n in cc_notes)
+    assert len(cc_notes) == 4 and any("after_timeout" in n for n in cc_notes)
+    assert any(n.startswith("tcp.congestion_control.growth") for n in cc_notes)
     d = ns3sim.congestion_control_defaults(cfg["tcp"])
     assert (d["ns3::TcpSocketState::PacingSsRatio"], d["ns3::TcpSocketState::PacingCaRatio"]) == (100, 100)
     cfg = ns3sim.translate(scenario(tcp=dict(LIKE_NS3)))
@@ -732,7 +734,8 @@ def test_ns3_codel_with_paced_cubic_and_pie():
     pytest.importorskip("ns")
     # CoDel's control-law drops arrive as "Target exceeded drop" and count as early drops; CUBIC senders
     # paced at Linux's rates keep the 10 Mb/s link busy; PIE's random drops are "Unforced drop".
-    cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
+    cubic = {"kind": "cubic", "reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt",
+             "growth": "whole-segments"}
     sc = scenario(
         duration="8s", warmup="3s",
         bottleneck={"rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "codel", "limit": 400}},

@@ -77,7 +77,8 @@ ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000, "fq-codel": 10240}
 #: The engine's congestion controllers ns-3 3.44 has, as its socket types.
 NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
 #: CUBIC's choices where ns-3 3.44's `TcpCubic` departs from RFC 9438 (docs/scenario.md, `cubic`).
-NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt"}
+NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt",
+                     "growth": "whole-segments"}
 #: `tcp.pacing` as ns-3's (PacingSsRatio, PacingCaRatio) in percent; None: pacing off.
 NS3_PACING_RATIOS = {"off": None, "rtt": (100, 100), "linux": (200, 120)}
 #: The engine's disciplines ns-3 3.44 has, and its queue disc for each.

@@ -24,6 +24,8 @@
 //!   signal), the stage starts the same way (Linux's and ns-3's origin point).
 //! - The target looks one RTT ahead (§4.4, `W_cubic(t + RTT)`): the smoothed RTT (`lookahead = "srtt"`), or
 //!   the minimum RTT seen, as Linux and ns-3 (`"min-rtt"`: their `delay_min`).
+//! - `growth = "whole-segments"` replaces the per-ACK fraction with Linux's integer `bictcp_update` as ns-3
+//!   3.44's `TcpCubic::Update` carries it (see [`Growth::WholeSegments`]).
 
 use super::aimd::ReduceFrom;
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
@@ -52,6 +54,27 @@ pub struct Spec {
     pub after_timeout: AfterTimeout,
     /// The RTT the target looks ahead by.
     pub lookahead: Lookahead,
+    /// How congestion avoidance turns the target into window growth.
+    pub growth: Growth,
+}
+
+/// `growth`: the arithmetic of congestion avoidance.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Growth {
+    /// RFC 9438 §4.3–4.4: `cwnd += (target − cwnd)/cwnd` per ACK; `cwnd = W_est` while the Reno-friendly
+    /// estimate leads.
+    Continuous,
+    /// Linux's `bictcp_update` as ns-3 3.44's `TcpCubic::Update` (`tcp-cubic.cc`) carries it, in whole
+    /// segments: with `w = ⌊cwnd⌋`, the target is `origin ± ⌊C·|t − K|³⌋`, t = now + min RTT − t_epoch
+    /// (the `lookahead` setting), and `cnt = ⌊w/(target − w)⌋` (`100·w` when target ≤ w; at most 20
+    /// before the first signal); the Reno-friendly estimate counts ACKs, one segment per
+    /// `⌊w·⌊8(1024 + 1024β)/(3(1024 − 1024β))⌋/8⌋` of them, and, when it leads, caps `cnt` at
+    /// `⌊w/(W_est − w)⌋`; `cnt ≥ 2`. ACKs accumulate (never reset, as ns-3's `m_cWndCnt`) and cwnd grows one
+    /// segment once they reach `cnt`. On a signal W_max and ssthresh are floored to whole segments
+    /// (`uint32_t` in ns-3). ns-3 also forgets its minimum RTT at a timeout; here `"min-rtt"` keeps the
+    /// connection's.
+    WholeSegments,
 }
 
 /// `after_timeout`: how the first congestion avoidance stage after a timeout starts.
@@ -85,6 +108,7 @@ impl Default for Spec {
             reduce_from: ReduceFrom::InFlight,
             after_timeout: AfterTimeout::Restart,
             lookahead: Lookahead::Srtt,
+            growth: Growth::Continuous,
         }
     }
 }
@@ -107,6 +131,12 @@ pub struct Cubic {
     alpha: f64,
     /// The last signal was a timeout (§4.8).
     after_timeout: bool,
+    /// `whole-segments`: ACKed segments toward the next one-segment step (ns-3's `m_cWndCnt`).
+    cwnd_cnt: u32,
+    /// `whole-segments`: ACKed segments toward the next step of the Reno-friendly estimate (`m_ackCnt`).
+    ack_cnt: u32,
+    /// `whole-segments`: the Reno-friendly estimate in whole segments (`m_tcpCwnd`).
+    tcp_cwnd: u32,
 }
 
 impl Controller for Cubic {
@@ -126,6 +156,9 @@ impl Controller for Cubic {
             w_est: 0.0,
             alpha: alpha_reno,
             after_timeout: false,
+            cwnd_cnt: 0,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
         })
     }
 }
@@ -159,6 +192,57 @@ impl Cubic {
         self.w_est = cwnd;
         self.alpha = self.alpha_reno;
     }
+
+    /// The RTT the target looks ahead by, seconds (0 before any sample).
+    fn lookahead(&self, ctx: &CcContext) -> f64 {
+        match self.spec.lookahead {
+            Lookahead::Srtt => ctx.rtt.srtt().unwrap_or(0.0),
+            Lookahead::MinRtt => ctx.rtt.min_rtt().map_or(0.0, to_secs),
+        }
+    }
+
+    /// One ACK in congestion avoidance with [`Growth::WholeSegments`] (ns-3 3.44 `TcpCubic::IncreaseWindow`
+    /// and `Update`).
+    fn whole_segment_step(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
+        let seg = (w.cwnd.floor() as u32).max(1);
+        self.cwnd_cnt = self.cwnd_cnt.saturating_add(acked);
+        self.ack_cnt = self.ack_cnt.saturating_add(acked);
+        let epoch = match self.epoch {
+            Some(e) => e,
+            None => {
+                self.start_epoch(f64::from(seg), ctx.now);
+                self.ack_cnt = acked;
+                self.tcp_cwnd = seg;
+                ctx.now
+            }
+        };
+        let t = to_secs(ctx.now.saturating_sub(epoch)) + self.lookahead(ctx);
+        let offs = (t - self.k).abs();
+        let delta = (self.spec.c * offs.powi(3)).min(f64::from(u32::MAX)) as u32;
+        let origin = self.w_max as u32;
+        let target = if t < self.k { origin.saturating_sub(delta) } else { origin.saturating_add(delta) };
+        let mut cnt = if target > seg { seg / (target - seg) } else { seg.saturating_mul(100) };
+        if self.w_max == 0.0 {
+            cnt = cnt.min(20); // ns-3's CntClamp
+        }
+        if self.spec.reno_friendly {
+            let beta = 1024.0 * self.spec.beta;
+            let scale = (8.0 * (1024.0 + beta) / 3.0 / (1024.0 - beta)) as u32;
+            let per_segment = ((u64::from(seg) * u64::from(scale)) >> 3).clamp(1, u64::from(u32::MAX)) as u32;
+            while self.ack_cnt > per_segment {
+                self.ack_cnt -= per_segment;
+                self.tcp_cwnd += 1;
+            }
+            if self.tcp_cwnd > seg {
+                cnt = cnt.min(seg / (self.tcp_cwnd - seg));
+            }
+        }
+        let cnt = cnt.max(2);
+        if self.cwnd_cnt >= cnt {
+            w.cwnd += 1.0;
+            self.cwnd_cnt -= cnt;
+        }
+    }
 }
 
 impl CongestionControl for Cubic {
@@ -168,6 +252,10 @@ impl CongestionControl for Cubic {
         }
         if w.cwnd < w.ssthresh {
             reno_growth(w, acked, 1.0, ctx.whole_bytes);
+            return;
+        }
+        if self.spec.growth == Growth::WholeSegments {
+            self.whole_segment_step(w, acked, ctx);
             return;
         }
         let epoch = match self.epoch {
@@ -188,28 +276,32 @@ impl CongestionControl for Cubic {
                 return;
             }
         }
-        let rtt = match self.spec.lookahead {
-            Lookahead::Srtt => ctx.rtt.srtt().unwrap_or(0.0),
-            Lookahead::MinRtt => ctx.rtt.min_rtt().map_or(0.0, to_secs),
-        };
-        let target = self.w_cubic(t + rtt).clamp(w.cwnd, 1.5 * w.cwnd);
+        let target = self.w_cubic(t + self.lookahead(ctx)).clamp(w.cwnd, 1.5 * w.cwnd);
         w.cwnd += (target - w.cwnd) / w.cwnd;
     }
 
     fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+        let whole = self.spec.growth == Growth::WholeSegments;
+        let cwnd = if whole { w.cwnd.floor() } else { w.cwnd };
         let from = match self.spec.reduce_from {
             ReduceFrom::InFlight => ctx.in_flight as f64,
-            ReduceFrom::Cwnd => w.cwnd,
+            ReduceFrom::Cwnd => cwnd,
         };
-        self.w_max = if self.spec.fast_convergence && w.cwnd < self.w_max {
-            w.cwnd * (1.0 + self.spec.beta) / 2.0
+        self.w_max = if self.spec.fast_convergence && cwnd < self.w_max {
+            cwnd * (1.0 + self.spec.beta) / 2.0
         } else {
-            w.cwnd
+            cwnd
         };
-        self.cwnd_prior = w.cwnd;
+        self.cwnd_prior = cwnd;
         self.epoch = None;
         self.after_timeout = signal == Signal::Timeout && self.spec.after_timeout == AfterTimeout::Restart;
-        (self.spec.beta * from).max(2.0)
+        let ssthresh = self.spec.beta * from;
+        if whole {
+            self.w_max = self.w_max.floor();
+            ssthresh.floor().max(2.0)
+        } else {
+            ssthresh.max(2.0)
+        }
     }
 }
 
@@ -431,6 +523,89 @@ mod tests {
         cc.on_ack(&mut w, 1, &ctx2);
         let target = cc.w_cubic(0.5 + 0.1).clamp(before, 1.5 * before);
         assert!(close(w.cwnd, before + (target - before) / before), "{}", w.cwnd);
+    }
+
+    /// An ACK clock: one RTT of `rtt` seconds delivers ⌊cwnd⌋ ACKs evenly; returns the time cwnd first
+    /// reaches `goal`.
+    fn time_to_reach(cc: &mut Cubic, w: &mut Window, e: &RttEstimator, rtt: f64, goal: f64) -> f64 {
+        let mut ctx = test_context(e, 0);
+        let mut t = 0.0;
+        while w.cwnd < goal {
+            let acks = w.cwnd.floor() as u32;
+            for _ in 0..acks {
+                t += rtt / f64::from(acks);
+                ctx.now = from_secs(t);
+                cc.on_ack(w, 1, &ctx);
+            }
+            assert!(t < 100.0, "never reached {goal}: {}", w.cwnd);
+        }
+        t
+    }
+
+    #[test]
+    fn whole_segments_follow_ns3s_integer_update() {
+        // ns-3 3.44 TcpCubic after a loss at cwnd 100.7 (w = 100): W_max = 100, ssthresh = ⌊0.7·100⌋ = 70.
+        let spec = Spec { growth: Growth::WholeSegments, reduce_from: ReduceFrom::Cwnd, ..Spec::default() };
+        let spec = Spec { lookahead: Lookahead::MinRtt, ..spec };
+        let mut cc = cubic(spec.clone());
+        let e = est(0.1);
+        let ctx = test_context(&e, 100);
+        let ss = cc.ssthresh(&Window { cwnd: 100.7, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        assert_eq!((ss, cc.w_max()), (70.0, 100.0));
+        // The stage starts at t_epoch = 0: K = cbrt(30/0.4) = cbrt(75); t = 0 + min RTT 0.1,
+        // ⌊0.4·(K − 0.1)³⌋ = ⌊27.92⌋ = 27, target 73, cnt = ⌊70/3⌋ = 23; the Reno-friendly estimate
+        // (one segment per ⌊70·15/8⌋ = 131 ACKs) does not lead. cwnd steps to 71 at the 23rd ACK.
+        let mut w = Window { cwnd: 70.0, ssthresh: 70.0 };
+        for _ in 0..22 {
+            cc.on_ack(&mut w, 1, &ctx);
+        }
+        assert!(close(cc.k(), 75f64.cbrt()));
+        assert_eq!(w.cwnd, 70.0);
+        cc.on_ack(&mut w, 1, &ctx);
+        assert_eq!(w.cwnd, 71.0);
+        // Now cnt = ⌊71/2⌋ = 35: 34 more ACKs leave 71, the 35th makes 72.
+        for _ in 0..34 {
+            cc.on_ack(&mut w, 1, &ctx);
+        }
+        assert_eq!(w.cwnd, 71.0);
+        cc.on_ack(&mut w, 1, &ctx);
+        assert_eq!(w.cwnd, 72.0);
+        // A second loss below W_max with fast convergence: w = 80, W_max = ⌊80·1.7/2⌋ = 68, ssthresh 56.
+        let ss = cc.ssthresh(&Window { cwnd: 80.9, ssthresh: 72.0 }, Signal::Loss, &ctx);
+        assert_eq!((ss, cc.w_max()), (56.0, 68.0));
+        // At the plateau (target = w) cnt is 100·w: a window of 68 at t = K waits 6,800 ACKs.
+        let mut cc = cubic(spec);
+        cc.ssthresh(&Window { cwnd: 68.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        let mut w = Window { cwnd: 68.0, ssthresh: 47.0 };
+        let mut n = 0;
+        while w.cwnd == 68.0 {
+            cc.on_ack(&mut w, 1, &test_context(&est(1e-9), 68));
+            n += 1;
+        }
+        // ... unless the Reno-friendly estimate leads first: it gains a segment at the 128th ACK (one per
+        // ⌊68·15/8⌋ = 127, counted from the first), which caps cnt at ⌊68/1⌋ = 68; the 128 ACKs counted
+        // since exceed it, so cwnd steps at that ACK.
+        assert_eq!(n, 128);
+    }
+
+    #[test]
+    fn whole_segments_reach_w_max_about_when_the_curve_does() {
+        // From 70 back to W_max = 100 at a 100 ms RTT: the continuous curve takes about K = 4.2 s (4.3 with
+        // the approach to the target). The integer target is W_max itself once ⌊C·(K − t)³⌋ = 0, from
+        // (1/C)^(1/3) = 1.36 s before K, and cnt = ⌊w/(target − w)⌋ closes the gap to W_max itself:
+        // whole segments arrive about 1.4 s earlier.
+        let e = est(0.1);
+        let ctx = test_context(&e, 100);
+        let run = |growth| {
+            let mut cc = cubic(Spec { growth, reno_friendly: false, ..Spec::default() });
+            let ss = cc.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+            let mut w = Window { cwnd: ss, ssthresh: ss };
+            time_to_reach(&mut cc, &mut w, &e, 0.1, 100.0)
+        };
+        let continuous = run(Growth::Continuous);
+        let whole = run(Growth::WholeSegments);
+        assert!((3.9..4.6).contains(&continuous), "{continuous}");
+        assert!((2.6..3.1).contains(&whole), "{whole} against {continuous}");
     }
 
     #[test]
