@@ -236,10 +236,16 @@ impl<C: CongestionControl> Sender<C> {
     }
 
     /// The SYN-ACK: a sample of the path's RTT unless the SYN was resent (Karn), then the initial window.
+    /// Without a sample the resent SYN's backoff times the initial window under Karn's rule (RFC 6298
+    /// §5.7 even raises it to 3 s); under `rto_backoff = "new-ack"` the SYN-ACK, which acknowledges the
+    /// SYN, clears it as any new ACK does: ns-3 3.44 recomputes its RTO from the estimator, without the
+    /// connection timeout's backoff, when it sends the handshake's final ACK.
     fn on_syn_ack(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         let Some((sent_at, resent)) = self.syn_sent.take() else { return };
         if !resent {
             self.rtt.sample(now - sent_at, &cfg.rto);
+        } else if cfg.backoff_end == BackoffEnd::NewAck {
+            self.rtt.clear_backoff();
         }
         self.rto.cancel();
         self.transmit(now, cfg, out);
@@ -677,6 +683,23 @@ mod tests {
         assert_eq!(s.srtt(), None, "Karn: no sample from a resent SYN");
         assert_eq!(s.ssthresh(), f64::INFINITY, "a lost SYN is no congestion signal");
         assert_eq!((s.stats.sent, s.stats.timeouts, s.stats.retransmits), (13, 0, 2), "resent SYNs count");
+    }
+
+    #[test]
+    fn handshake_after_a_resent_syn_the_backoff_ends_by_the_backoff_rule() {
+        // The initial window after a resent SYN, lost whole: Karn keeps the SYN's backoff (2 s), ns-3's
+        // "new-ack" rule drops it at the SYN-ACK (1 s, the initial RTO).
+        for (backoff_end, rto) in [(BackoffEnd::ValidSample, 2.0), (BackoffEnd::NewAck, 1.0)] {
+            let c = TcpConfig { handshake: true, backoff_end, ..cfg(true, false) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            s.on_timer(from_secs(1.0), &c, &mut out);
+            out.clear();
+            s.on_ack(&Ack { syn: true, ..Ack::default() }, from_secs(1.1), &c, &mut out);
+            assert_eq!(out.len(), 10);
+            assert_eq!(s.rto.deadline(), from_secs(1.1) + from_secs(rto), "{backoff_end:?}");
+        }
     }
 
     #[test]
