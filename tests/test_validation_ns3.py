@@ -14,7 +14,7 @@ from bufferlab.validation import cli, compare, ns3sim
 
 ROOT = Path(__file__).resolve().parents[1]
 LIKE_NS3 = {"ssthresh_from": "pipe", "rto_backoff": "new-ack", "ca_increase": "whole-bytes",
-            "handshake": True, "recovery_timer": "first-partial-ack"}
+            "handshake": True, "recovery_timer": "first-partial-ack", "partial_ack": "send-one"}
 
 
 def scenario(**over):
@@ -82,9 +82,10 @@ def test_droptail_limit_and_sizes():
     # ends the backoff at any new ACK, and opens every connection with a SYN that a flow starting into a
     # full buffer can lose.
     assert [n.split(":")[0] for n in cfg["notes"]] == [
-        "tcp.ssthresh_from", "tcp.ca_increase", "tcp.recovery_timer", "tcp.rto_backoff", "tcp.handshake"]
-    assert "ConnTimeout" in cfg["notes"][4] and "whole bytes" in cfg["notes"][1]
-    assert "first partial ACK" in cfg["notes"][2]
+        "tcp.ssthresh_from", "tcp.ca_increase", "tcp.recovery_timer", "tcp.partial_ack", "tcp.rto_backoff",
+        "tcp.handshake"]
+    assert "ConnTimeout" in cfg["notes"][5] and "whole bytes" in cfg["notes"][1]
+    assert "first partial ACK" in cfg["notes"][2] and "outside the pipe" in cfg["notes"][3]
     # One flow alone starts on an idle path: its handshake is exact either way.
     assert "tcp.handshake" not in str(ns3sim.translate(scenario(flows={"count": 1, "rtt": "100ms"}))["notes"])
     sc = scenario()

@@ -56,6 +56,7 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "overhead": to_secs(t.overhead),
             "handshake": t.handshake,
             "recovery_timer": t.recovery_timer,
+            "partial_ack": t.partial_ack,
             "pacing": t.pacing.name(),
         },
         "flows": g.flows.iter().map(|f| json!({

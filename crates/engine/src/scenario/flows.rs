@@ -7,7 +7,8 @@ use super::{check, err, finite_range, from_value, group_stream, Scenario, Scenar
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
 use crate::tcp::{
-    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, RecoveryTimer, RtoBounds, TcpConfig,
+    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, RecoveryTimer, RtoBounds,
+    TcpConfig,
 };
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
@@ -133,6 +134,8 @@ pub struct Tcp {
     pub handshake: bool,
     /// `"every-ack"` (the default) or `"first-partial-ack"` (ns-3), see [`RecoveryTimer`].
     pub recovery_timer: RecoveryTimer,
+    /// `"pipe"` (the default, RFC 6675) or `"send-one"` (ns-3), see [`PartialAck`].
+    pub partial_ack: PartialAck,
     /// `false` | `true` (= `"rtt"`) | `"off"` | `"rtt"` | `"linux"`.
     pub pacing: Value,
 }
@@ -190,6 +193,7 @@ impl Default for Tcp {
             overhead: Seconds(0.0),
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
+            partial_ack: PartialAck::Pipe,
             pacing: Value::Bool(false),
         }
     }
@@ -278,6 +282,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         overhead: from_secs(t.overhead.0),
         handshake: t.handshake,
         recovery_timer: t.recovery_timer,
+        partial_ack: t.partial_ack,
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),
         pacing,

@@ -47,6 +47,21 @@ pub enum RecoveryTimer {
     FirstPartialAck,
 }
 
+/// What a partial ACK sends during SACK-based fast recovery (`tcp.partial_ack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartialAck {
+    /// Nothing of its own: it updates the scoreboard and the pipe, and whatever `pipe < cwnd` allows goes
+    /// out (RFC 6675 §5 (B), (C)).
+    Pipe,
+    /// One segment at once, outside the pipe limit, when the segment it leaves first unacknowledged has not
+    /// been retransmitted: the lowest one marked lost and not yet resent, else new data, else that first
+    /// segment again. ns-3 3.44's `ProcessAck` does so with SACK too (`DoRetransmit`, "assume the next seq
+    /// is lost"), a NewReno step (RFC 6582 §3.2 step 5) on top of RFC 6675; it repairs holes that the
+    /// scoreboard does not yet call lost, and recoveries end sooner.
+    SendOne,
+}
+
 /// The window NewReno sets when a full acknowledgment ends fast recovery without SACK (RFC 6582 §3.2
 /// step 6, which offers both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +132,7 @@ pub struct TcpConfig {
     /// Open with a SYN and wait for the SYN-ACK before the first data segment (RFC 9293 §3.5).
     pub handshake: bool,
     pub recovery_timer: RecoveryTimer,
+    pub partial_ack: PartialAck,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
     /// How the sender spaces its packets when its controller does not pace (see [`Pacing`]).

@@ -154,7 +154,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CaIncrease, RecoveryTimer, RtoBounds};
+    use crate::tcp::{CaIncrease, PartialAck, RecoveryTimer, RtoBounds};
 
     fn cfg(delayed: bool) -> TcpConfig {
         TcpConfig {
@@ -175,6 +175,7 @@ mod tests {
             overhead: 0,
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
+            partial_ack: PartialAck::Pipe,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
             pacing: crate::tcp::Pacing::Off,

@@ -161,6 +161,11 @@ impl Scoreboard {
         self.segs.iter().position(|s| s.flags & (SACKED | RETX) == 0)
     }
 
+    /// Entry `i` was retransmitted since it was last marked lost.
+    pub fn resent(&self, i: usize) -> bool {
+        self.segs[i].flags & RETX != 0
+    }
+
     /// Entry `i` was retransmitted at `now`.
     pub fn retransmitted(&mut self, i: usize, now: Time) {
         let s = &mut self.segs[i];

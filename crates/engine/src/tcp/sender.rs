@@ -55,7 +55,9 @@
 use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, RecoveryTimer, TcpConfig};
+use super::{
+    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, RecoveryTimer, TcpConfig,
+};
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
 use crate::timer::Timer;
@@ -108,6 +110,8 @@ pub struct Sender<C = AnyCc> {
     head_retransmit_pending: bool,
     /// In fast recovery, a partial ACK has restarted the timer (`tcp.recovery_timer`).
     partial_ack_seen: bool,
+    /// `tcp.partial_ack = "send-one"`: a partial ACK's segment goes out now, outside the pipe rule.
+    partial_ack_send_pending: bool,
     /// `tcp.handshake`: waiting for the SYN-ACK since the last SYN left at `.0`; `.1`: a SYN was resent.
     syn_sent: Option<(Time, bool)>,
     rtt: RttEstimator,
@@ -155,6 +159,7 @@ impl<C: CongestionControl> Sender<C> {
             cwr_pending: false,
             head_retransmit_pending: false,
             partial_ack_seen: false,
+            partial_ack_send_pending: false,
             syn_sent: None,
             rtt: RttEstimator::new(&cfg.rto),
             rto: Timer::default(),
@@ -349,6 +354,8 @@ impl<C: CongestionControl> Sender<C> {
                     // RFC 6582 §3.2 step 5: retransmit the next hole, deflate.
                     self.sb.mark_lost(0);
                     self.win.cwnd = (self.win.cwnd - newly_acked as f64 + 1.0).max(1.0);
+                } else if cfg.partial_ack == PartialAck::SendOne && !self.sb.resent(0) {
+                    self.partial_ack_send_pending = true;
                 }
             }
             Phase::TimeoutRecovery => {
@@ -506,6 +513,16 @@ impl<C: CongestionControl> Sender<C> {
             if std::mem::take(&mut self.head_retransmit_pending) && self.sb.next_lost() == Some(0) {
                 self.emit(self.snd_una, true, now, cfg, out);
             }
+            if std::mem::take(&mut self.partial_ack_send_pending) {
+                if let Some(i) = self.sb.next_lost() {
+                    self.emit(self.snd_una + i as u32, true, now, cfg, out);
+                } else if self.may_send_new(now, cap) {
+                    self.emit(self.snd_nxt, false, now, cfg, out);
+                } else {
+                    self.sb.mark_lost(0); // the first segment again, counted once in the pipe
+                    self.emit(self.snd_una, true, now, cfg, out);
+                }
+            }
             let mut pipe = self.sb.pipe();
             while pipe < cwnd && out.len() < quota {
                 if let Some(i) = self.sb.next_lost() {
@@ -604,6 +621,7 @@ mod tests {
             overhead: 0,
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
+            partial_ack: PartialAck::Pipe,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
             pacing: Pacing::Off,
@@ -774,6 +792,34 @@ mod tests {
             s.on_ack(&ack(5, &[(6, 9)]), from_secs(0.3), &c, &mut out);
             assert_eq!(s.rto.deadline(), from_secs(second) + rto, "{timer:?}");
         }
+    }
+
+    /// `tcp.partial_ack`: of segments 0..=9, 0 is lost and 1..=3 SACKed: fast recovery with cwnd 5 and
+    /// the head resent. Its ACK (up to 4) is partial and leaves a pipe of 6: under `"pipe"` nothing goes
+    /// out; under `"send-one"` (ns-3) one segment does, new data since no hole is marked lost. With 5 lost
+    /// too and 6..=8 SACKed, 5 is resent before the partial ACK reaches it, which then adds nothing.
+    #[test]
+    fn partial_ack_sends_one_segment_outside_the_pipe_under_send_one() {
+        let partial_ack = |mode, five_lost: bool| {
+            let c = TcpConfig { partial_ack: mode, ..cfg(true, false) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            for k in 2..=4 {
+                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
+            }
+            assert_eq!((s.stats.fast_recoveries, s.cwnd()), (1, 5.0));
+            if five_lost {
+                s.on_ack(&ack(0, &[(6, 9), (1, 4)]), from_secs(0.11), &c, &mut out);
+            }
+            out.clear();
+            let partial = if five_lost { ack(5, &[(6, 9)]) } else { ack(4, &[]) };
+            s.on_ack(&partial, from_secs(0.2), &c, &mut out);
+            seqs(&mut out)
+        };
+        assert_eq!(partial_ack(PartialAck::Pipe, false), vec![]);
+        assert_eq!(partial_ack(PartialAck::SendOne, false), vec![(10, false)]);
+        assert_eq!(partial_ack(PartialAck::SendOne, true), partial_ack(PartialAck::Pipe, true));
     }
 
     #[test]
