@@ -483,10 +483,10 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                          "recovery only on the first partial ACK, the engine here on every ACK of new "
                          "data (set tcp.recovery_timer = \"first-partial-ack\" to compare like with like)")
         if t.get("partial_ack", "pipe") != "send-one":
-            notes.append(f"{tf('partial_ack')}: in fast recovery ns-3 sends one segment at once, outside the "
-                         "pipe limit, on a partial ACK whose first unacknowledged segment was not resent; the "
-                         "engine here leaves it to the pipe (set tcp.partial_ack = \"send-one\" to compare like "
-                         "with like)")
+            notes.append(f"{tf('partial_ack')}: in fast recovery ns-3 sends one segment at once, outside "
+                         "the pipe limit, on a partial ACK whose first unacknowledged segment was not "
+                         "resent; the engine here leaves it to the pipe (set tcp.partial_ack = "
+                         "\"send-one\" to compare like with like)")
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")
