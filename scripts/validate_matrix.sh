@@ -17,7 +17,7 @@ run $S/v31*.toml $S/v29*.toml $S/v30*.toml --out $V/sizing-flows
 run $S/v36*.toml --out $V/phase
 # More seeds where the per-seed spread of Jain's index (about 0.1) is as wide as the ±0.03 band.
 run $S/v04*.toml $S/v21*.toml --max-replications 300 --out $V/more-seeds
-run $S/v08*.toml --max-replications 100 --out $V/more-seeds/v08
+run $S/v08*.toml --max-replications 300 --out $V/more-seeds/v08
 run $S/v14*.toml --max-replications 120 --out $V/more-seeds/v14
 run $S/v18*.toml --max-replications 30 --out $V/more-seeds/v18
 run $S/v29*.toml --max-replications 60 --out $V/more-seeds/v29
