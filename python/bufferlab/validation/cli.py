@@ -10,6 +10,7 @@ Without SCENARIO arguments it runs every ``validation/scenarios/*.toml`` (``--qu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import math
 import os
@@ -21,6 +22,7 @@ from typing import Any, Dict, List, Tuple
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import compare, ns3sim
+from bufferlab.validation.pool import Ns3Pool, check_jobs
 
 DEFAULT_DIR = Path("validation") / "scenarios"
 #: Replications per scenario by default. With 10 DropTail flows, Jain's index varies by 0.05-0.06 from seed
@@ -58,6 +60,9 @@ def register(subparsers: Any) -> None:
                    "verdicts then no longer depend on the seeds alone)")
     p.add_argument("--isolate", action="store_true",
                    help="run each ns-3 simulation in a fresh interpreter (adds ~10 s per scenario)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="ns-3 simulations to run at once, each in a worker process of its own (default: 1, "
+                   "in this process); results do not depend on it")
     p.set_defaults(func=handler)
 
 
@@ -108,6 +113,7 @@ def handler(args: argparse.Namespace) -> int:
         compare.replication_cap(1, max_reps)  # validates it
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise BufferLabError(f"--time-budget must be a positive number of seconds (got {budget})")
+    jobs = check_jobs(getattr(args, "jobs", 1))
     scenarios = [ns3sim.load(p) for p in paths]
     if not ns3sim.ns3_available():
         print("bufferlab validate: ns-3 is not installed, nothing was compared. "
@@ -117,25 +123,11 @@ def handler(args: argparse.Namespace) -> int:
     out = Path(args.out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "results").mkdir(parents=True, exist_ok=True)
-    comps: List[compare.Comparison] = []
-    for path, sc in zip(paths, scenarios):
-        print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
-        flows, groups = flow_count(sc)
-        try:
-            comp = compare.compare_replicated(
-                sc, replications_for(flows, args.replications, groups), max_replications=max_reps,
-                time_budget_s=budget, ns3_only=args.ns3_only, isolate=args.isolate,
-                log=lambda msg, name=sc["name"]: print(f"[validate] {name}: {msg}", file=sys.stderr,
-                                                       flush=True))
-        except ns3sim.Ns3Unavailable as exc:
-            print(f"bufferlab validate: {exc}", file=sys.stderr)
-            return 2
-        comps.append(comp)
-        _save_json(out / "results" / f"{comp.name}.json", comp)
-        compare.plot_queue(comp, out / "figures" / f"{comp.name}-queue.png")
-        compare.plot_goodput(comp, out / "figures" / f"{comp.name}-goodput.png")
-        print(f"[validate] {comp.name}: {comp.verdict} ({comp.replications} replications)" + (
-            f" (ns-3 {comp.ns3_wall_s:.1f} s)" if comp.ns3_wall_s else ""), file=sys.stderr, flush=True)
+    with contextlib.ExitStack() as stack:
+        ns3_pool = stack.enter_context(Ns3Pool(jobs, isolate=args.isolate)) if jobs > 1 else None
+        comps = _compare_all(paths, scenarios, args, out, ns3_pool)
+    if comps is None:
+        return 2
     report = write_report(comps, out, ns3_only=args.ns3_only)
     print(f"report: {report}")
     failed = [c.name for c in comps if c.verdict == "fail"]
@@ -148,6 +140,32 @@ def handler(args: argparse.Namespace) -> int:
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed or undecided else 0
+
+
+def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argparse.Namespace, out: Path,
+                 ns3_pool: Ns3Pool | None) -> List[compare.Comparison] | None:
+    """Every scenario compared, its results and figures written as it finishes; None without ns-3."""
+    max_reps, budget = getattr(args, "max_replications", None), getattr(args, "time_budget", None)
+    comps: List[compare.Comparison] = []
+    for path, sc in zip(paths, scenarios):
+        print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
+        flows, groups = flow_count(sc)
+        try:
+            comp = compare.compare_replicated(
+                sc, replications_for(flows, args.replications, groups), max_replications=max_reps,
+                time_budget_s=budget, ns3_only=args.ns3_only, isolate=args.isolate, pool=ns3_pool,
+                log=lambda msg, name=sc["name"]: print(f"[validate] {name}: {msg}", file=sys.stderr,
+                                                       flush=True))
+        except ns3sim.Ns3Unavailable as exc:
+            print(f"bufferlab validate: {exc}", file=sys.stderr)
+            return None
+        comps.append(comp)
+        _save_json(out / "results" / f"{comp.name}.json", comp)
+        compare.plot_queue(comp, out / "figures" / f"{comp.name}-queue.png")
+        compare.plot_goodput(comp, out / "figures" / f"{comp.name}-goodput.png")
+        print(f"[validate] {comp.name}: {comp.verdict} ({comp.replications} replications)" + (
+            f" (ns-3 {comp.ns3_wall_s:.1f} s)" if comp.ns3_wall_s else ""), file=sys.stderr, flush=True)
+    return comps
 
 
 def _save_json(path: Path, comp: compare.Comparison) -> None:

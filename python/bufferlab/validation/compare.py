@@ -436,6 +436,7 @@ def compare_replicated(
     max_replications: int | None = None,
     time_budget_s: float | None = None,
     log: Callable[[str], None] | None = None,
+    pool: Any = None,
     **kwargs: Any,
 ) -> Comparison:
     """:func:`compare_scenario` over seeds ``seed, seed+1, ...``, with statistical verdicts.
@@ -446,6 +447,9 @@ def compare_replicated(
     simulators, up to :func:`replication_cap` replications and, once ``time_budget_s`` seconds have passed
     since the scenario started, no further batch. The seeds and so the verdicts depend only on the
     scenario and these limits, not on timing, unless the time budget ends the extension.
+
+    With a ``pool`` (:class:`bufferlab.validation.pool.Ns3Pool`) a batch's ns-3 runs all start in its
+    workers while the engine runs the same seeds here; the results are the same as without one.
     """
     if replications < 1:
         raise BufferLabError(f"--replications must be >= 1 (got {replications})")
@@ -456,8 +460,13 @@ def compare_replicated(
     comps: List[Comparison] = []
 
     def run_more(count: int) -> None:
-        first_new = seed + len(comps)
-        comps.extend([compare_scenario({**scenario, "seed": first_new + k}, **kwargs) for k in range(count)])
+        batch = [{**scenario, "seed": seed + len(comps) + k} for k in range(count)]
+        if pool is None:
+            comps.extend(compare_scenario(sc, **kwargs) for sc in batch)
+            return
+        futures = [pool.submit(sc) for sc in batch]  # ns-3 runs start now, in the pool's workers
+        for sc, fut in zip(batch, futures):
+            comps.append(compare_scenario(sc, ns3_runner=lambda _sc, f=fut: f.result(), **kwargs))
 
     run_more(replications)
     first = comps[0]
