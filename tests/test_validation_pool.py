@@ -8,6 +8,7 @@ import pytest
 
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import cli, compare, ns3sim
+from bufferlab.validation.cache import Ns3RunCache
 from bufferlab.validation.pool import Ns3Pool, check_jobs
 
 #: What differs between two runs of one scenario: how long they took.
@@ -82,13 +83,18 @@ def test_a_failed_run_names_its_cause_and_the_pool_goes_on():
         pool.submit(small(1))
 
 
-def test_replicated_comparison_is_the_same_with_a_pool():
+def test_replicated_comparison_is_the_same_with_a_pool_and_with_stored_runs(tmp_path):
     pytest.importorskip("ns")
     sc = small(5)
     alone = compare.compare_replicated(sc, 3, max_replications=3)
     with Ns3Pool(2) as pool:
-        pooled = compare.compare_replicated(sc, 3, max_replications=3, pool=pool)
-    assert pooled.replications == alone.replications == 3
-    assert [(r.metric, r.bufferlab, r.ns3, r.ci_low, r.ci_high, r.verdict) for r in pooled.rows] == \
-        [(r.metric, r.bufferlab, r.ns3, r.ci_low, r.ci_high, r.verdict) for r in alone.rows]
-    assert pooled.ns3_goodput == alone.ns3_goodput
+        pooled = compare.compare_replicated(sc, 3, max_replications=3, pool=pool,
+                                            cache=Ns3RunCache(tmp_path))
+    store = Ns3RunCache(tmp_path)
+    read_back = compare.compare_replicated(sc, 3, max_replications=3, cache=store)
+    assert store.hits == 3 and len(list(tmp_path.glob("pool/seed-*.json"))) == 3
+    assert pooled.replications == alone.replications == read_back.replications == 3
+    for comp in (pooled, read_back):
+        assert [(r.metric, r.bufferlab, r.ns3, r.ci_low, r.ci_high, r.verdict) for r in comp.rows] == \
+            [(r.metric, r.bufferlab, r.ns3, r.ci_low, r.ci_high, r.verdict) for r in alone.rows]
+        assert comp.ns3_goodput == alone.ns3_goodput

@@ -1,8 +1,9 @@
 """`bufferlab validate [SCENARIO ...] [--quick] [--out docs/validation] [--ns3-only]`.
 
 Runs each scenario in BufferLab and in ns-3, writes ``<out>/report.md`` (tables, figures, speed) plus
-``<out>/results/<name>.json``, and exits 1 if any verdict fails or stays inconclusive at the replication
-cap, 2 if ns-3 (or the engine) is missing.
+``<out>/results/<name>.json``, keeps every finished ns-3 run in ``<out>/runs/`` (started again after an
+interruption, it reads them back: ``validation/cache.py``), and exits 1 if any verdict fails or stays
+inconclusive at the replication cap, 2 if ns-3 (or the engine) is missing.
 Without SCENARIO arguments it runs every ``validation/scenarios/*.toml`` (``--quick``: the ones listed in
 ``validation/quick.txt``).
 """
@@ -22,6 +23,7 @@ from typing import Any, Dict, List, Tuple
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import compare, ns3sim
+from bufferlab.validation.cache import Ns3RunCache
 from bufferlab.validation.pool import Ns3Pool, check_jobs
 
 DEFAULT_DIR = Path("validation") / "scenarios"
@@ -60,6 +62,9 @@ def register(subparsers: Any) -> None:
                    "verdicts then no longer depend on the seeds alone)")
     p.add_argument("--isolate", action="store_true",
                    help="run each ns-3 simulation in a fresh interpreter (adds ~10 s per scenario)")
+    p.add_argument("--fresh", action="store_true",
+                   help="run every ns-3 simulation again instead of reading back the runs stored in "
+                   "OUT/runs/ by an earlier (or interrupted) run of the same scenarios and seeds")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="ns-3 simulations to run at once, each in a worker process of its own (default: 1, "
                    "in this process); results do not depend on it")
@@ -125,7 +130,11 @@ def handler(args: argparse.Namespace) -> int:
     (out / "results").mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         ns3_pool = stack.enter_context(Ns3Pool(jobs, isolate=args.isolate)) if jobs > 1 else None
-        comps = _compare_all(paths, scenarios, args, out, ns3_pool)
+        cache = Ns3RunCache(out / "runs", reuse=not getattr(args, "fresh", False))
+        comps = _compare_all(paths, scenarios, args, out, ns3_pool, cache)
+        if cache.hits:
+            print(f"[validate] {cache.hits} ns-3 runs read back from {out / 'runs'} "
+                  "(--fresh runs them again)", file=sys.stderr)
     if comps is None:
         return 2
     report = write_report(comps, out, ns3_only=args.ns3_only)
@@ -143,7 +152,7 @@ def handler(args: argparse.Namespace) -> int:
 
 
 def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argparse.Namespace, out: Path,
-                 ns3_pool: Ns3Pool | None) -> List[compare.Comparison] | None:
+                 ns3_pool: Ns3Pool | None, cache: Ns3RunCache) -> List[compare.Comparison] | None:
     """Every scenario compared, its results and figures written as it finishes; None without ns-3."""
     max_reps, budget = getattr(args, "max_replications", None), getattr(args, "time_budget", None)
     comps: List[compare.Comparison] = []
@@ -154,6 +163,7 @@ def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argpa
             comp = compare.compare_replicated(
                 sc, replications_for(flows, args.replications, groups), max_replications=max_reps,
                 time_budget_s=budget, ns3_only=args.ns3_only, isolate=args.isolate, pool=ns3_pool,
+                cache=cache,
                 log=lambda msg, name=sc["name"]: print(f"[validate] {name}: {msg}", file=sys.stderr,
                                                        flush=True))
         except ns3sim.Ns3Unavailable as exc:

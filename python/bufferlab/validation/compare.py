@@ -31,6 +31,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import ns3sim
 
@@ -437,6 +438,7 @@ def compare_replicated(
     time_budget_s: float | None = None,
     log: Callable[[str], None] | None = None,
     pool: Any = None,
+    cache: Any = None,
     **kwargs: Any,
 ) -> Comparison:
     """:func:`compare_scenario` over seeds ``seed, seed+1, ...``, with statistical verdicts.
@@ -449,7 +451,9 @@ def compare_replicated(
     scenario and these limits, not on timing, unless the time budget ends the extension.
 
     With a ``pool`` (:class:`bufferlab.validation.pool.Ns3Pool`) a batch's ns-3 runs all start in its
-    workers while the engine runs the same seeds here; the results are the same as without one.
+    workers while the engine runs the same seeds here; the results are the same as without one. With a
+    ``cache`` (:class:`bufferlab.validation.cache.Ns3RunCache`) ns-3 runs stored earlier are read back
+    instead of run, and every new one is stored as soon as it finishes.
     """
     if replications < 1:
         raise BufferLabError(f"--replications must be >= 1 (got {replications})")
@@ -461,12 +465,30 @@ def compare_replicated(
 
     def run_more(count: int) -> None:
         batch = [{**scenario, "seed": seed + len(comps) + k} for k in range(count)]
+        runners = [ns3_source(sc) for sc in batch]  # the pool's runs start now
+        comps.extend(compare_scenario(sc, ns3_runner=run, **kwargs) for sc, run in zip(batch, runners))
+
+    base_runner = kwargs.pop("ns3_runner", None) or (
+        ns3sim.run_ns3_isolated if kwargs.get("isolate") else ns3sim.run_ns3)
+
+    def ns3_source(sc: Dict[str, Any]) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
+        """Where one seed's ns-3 result comes from: the cache, the pool (started at once) or a run here."""
+        try:
+            stored = cache.get(sc) if cache is not None else None
+        except BufferLabError:
+            return base_runner  # not translatable: compare_scenario reports it as skipped
+        if stored is not None:
+            return lambda _sc: stored
         if pool is None:
-            comps.extend(compare_scenario(sc, **kwargs) for sc in batch)
-            return
-        futures = [pool.submit(sc) for sc in batch]  # ns-3 runs start now, in the pool's workers
-        for sc, fut in zip(batch, futures):
-            comps.append(compare_scenario(sc, ns3_runner=lambda _sc, f=fut: f.result(), **kwargs))
+            if cache is None:
+                return base_runner
+            return lambda s: cache.put(s, base_runner(s))
+        fut = pool.submit(sc)
+        if cache is None:
+            return lambda _sc: fut.result()
+        fut.add_done_callback(
+            lambda f: f.cancelled() or f.exception() is not None or cache.put(sc, f.result()))
+        return lambda _sc: jsonout.json_ready(fut.result())
 
     run_more(replications)
     first = comps[0]

@@ -1,0 +1,104 @@
+"""ns-3 runs kept on disk (`<out>/runs/`): an interrupted `bufferlab validate` resumes without running them
+again, and gives the report an uninterrupted one gives."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from bufferlab.validation import cache as cache_mod
+from bufferlab.validation import cli, compare, ns3sim
+from bufferlab.validation.cache import Ns3RunCache
+
+pytest.importorskip("pandas")
+from test_validation_verdicts import SCENARIO, FakeSimulators, _alternating  # noqa: E402
+
+
+class Counting(FakeSimulators):
+    """The fake simulators, counting ns-3 runs and able to stop (as Ctrl-C would) at one seed."""
+
+    def __init__(self, stop_at=None):
+        super().__init__(_alternating(0.01), lambda seed: 0.95)
+        self.ns3_seeds, self.stop_at = [], stop_at
+
+    def ns3(self, sc):
+        if sc["seed"] == self.stop_at:
+            raise KeyboardInterrupt
+        self.ns3_seeds.append(sc["seed"])
+        return {**super().ns3(sc), "undefined": float("nan")}
+
+
+def rows(comp):
+    return [(r.metric, r.bufferlab, r.ns3, r.ci_low, r.ci_high, r.verdict, r.n_ns3) for r in comp.rows]
+
+
+def test_an_interrupted_comparison_resumes_from_the_stored_runs(tmp_path):
+    whole = compare.compare_replicated(SCENARIO, 4, **Counting().kwargs())
+    assert whole.replications == 8  # four seeds, then two batches of two (test_validation_verdicts)
+
+    store = Ns3RunCache(tmp_path / "runs")
+    first = Counting(stop_at=6)
+    with pytest.raises(KeyboardInterrupt):
+        compare.compare_replicated(SCENARIO, 4, cache=store, **first.kwargs())
+    assert first.ns3_seeds == [1, 2, 3, 4, 5]
+    assert len(list((tmp_path / "runs" / "fake").glob("seed-*.json"))) == 5
+
+    again = Counting()
+    resumed = compare.compare_replicated(SCENARIO, 4, cache=Ns3RunCache(tmp_path / "runs"), **again.kwargs())
+    assert again.ns3_seeds == [6, 7, 8] and again.seeds == list(range(1, 9))  # the engine always runs
+    assert rows(resumed) == rows(whole) and resumed.verdict == whole.verdict
+    stored = json.loads(next((tmp_path / "runs" / "fake").glob("seed-1-*.json")).read_text())
+    assert stored["seed"] == 1 and stored["result"]["undefined"] is None  # strict JSON: no NaN
+
+
+def test_a_changed_scenario_or_translator_runs_again(tmp_path, monkeypatch):
+    store = Ns3RunCache(tmp_path / "runs")
+    compare.compare_replicated(SCENARIO, 2, max_replications=2, cache=store, **Counting().kwargs())
+    deeper = {**SCENARIO, "bottleneck": {**SCENARIO["bottleneck"],
+                                         "queue": {"discipline": "droptail", "limit": 101}}}
+    sims = Counting()
+    compare.compare_replicated(deeper, 2, max_replications=2, cache=store, **sims.kwargs())
+    assert sims.ns3_seeds == [1, 2]
+    monkeypatch.setattr(cache_mod, "translator_fingerprint", lambda: "another translator")
+    sims = Counting()
+    compare.compare_replicated(SCENARIO, 2, max_replications=2, cache=store, **sims.kwargs())
+    assert sims.ns3_seeds == [1, 2]
+
+
+def test_fresh_runs_again_and_a_damaged_file_is_run_again(tmp_path):
+    store = Ns3RunCache(tmp_path / "runs")
+    compare.compare_replicated(SCENARIO, 2, max_replications=2, cache=store, **Counting().kwargs())
+    sims = Counting()
+    compare.compare_replicated(SCENARIO, 2, max_replications=2,
+                               cache=Ns3RunCache(tmp_path / "runs", reuse=False), **sims.kwargs())
+    assert sims.ns3_seeds == [1, 2]
+    next((tmp_path / "runs" / "fake").glob("seed-2-*.json")).write_text('{"key": "')  # cut short
+    sims = Counting()
+    store = Ns3RunCache(tmp_path / "runs")
+    compare.compare_replicated(SCENARIO, 2, max_replications=2, cache=store, **sims.kwargs())
+    assert sims.ns3_seeds == [2] and store.hits == 1
+
+
+def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(ns3sim, "ns3_available", lambda: True)
+    sims = Counting()
+    monkeypatch.setattr(ns3sim, "run_ns3", sims.ns3)
+    path = tmp_path / "fake.toml"
+    path.write_text('name = "fake"\nseed = 1\nduration = "2s"\nwarmup = "1s"\n'
+                    '[bottleneck]\nrate = "20Mbps"\ndelay = "5ms"\n'
+                    'queue = { discipline = "droptail", limit = 100 }\n'
+                    '[flows]\ncount = 4\nrtt = "100ms"\n')
+    args = argparse.Namespace(scenarios=[str(path)], quick=False, out=str(tmp_path / "out"), ns3_only=True,
+                              isolate=False, replications=3, max_replications=None, time_budget=None,
+                              jobs=1, fresh=False)
+    assert cli.handler(args) == 0
+    assert sims.ns3_seeds == [1, 2, 3]
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert cli.handler(args) == 0
+    assert sims.ns3_seeds == [1, 2, 3] and "3 ns-3 runs read back" in capsys.readouterr().err
+    strip = lambda text: [ln for ln in text.splitlines() if not ln.startswith("Generated ")]  # noqa: E731
+    assert strip((tmp_path / "out" / "report.md").read_text()) == strip(report)
+    assert cli.handler(argparse.Namespace(**{**vars(args), "fresh": True})) == 0
+    assert sims.ns3_seeds == [1, 2, 3, 1, 2, 3]
