@@ -465,8 +465,31 @@ def compare_replicated(
 
     def run_more(count: int) -> None:
         batch = [{**scenario, "seed": seed + len(comps) + k} for k in range(count)]
+        engine_runs = [None] * count
+        if pool is not None and not kwargs.get("ns3_only"):
+            # The engine's runs first, while the pool's workers are idle, so that its timings are its own.
+            engine = kwargs.get("engine_runner") or _engine_run
+            engine_runs = [engine_ready(engine, sc) for sc in batch]
         runners = [ns3_source(sc) for sc in batch]  # the pool's runs start now
-        comps.extend(compare_scenario(sc, ns3_runner=run, **kwargs) for sc, run in zip(batch, runners))
+        for sc, run, ready in zip(batch, runners, engine_runs):
+            kw = kwargs if ready is None else {**kwargs, "engine_runner": lambda _sc, r=ready: r}
+            comps.append(compare_scenario(sc, ns3_runner=run, **kw))
+
+    def engine_ready(engine: Callable[[Dict[str, Any]], Any], sc: Dict[str, Any]) -> Any:
+        """The engine's result with its own timing (``wall_s``), or None where ns-3 cannot take the scenario
+        (compare_scenario then reports it as skipped without running either)."""
+        try:
+            ns3sim.translate(sc)
+        except BufferLabError:
+            return None
+        started_at = time.perf_counter()
+        res = engine(sc)
+        if not getattr(res, "wall_s", None):
+            try:
+                res.wall_s = time.perf_counter() - started_at
+            except AttributeError:
+                pass
+        return res
 
     base_runner = kwargs.pop("ns3_runner", None) or (
         ns3sim.run_ns3_isolated if kwargs.get("isolate") else ns3sim.run_ns3)
