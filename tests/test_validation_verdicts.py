@@ -143,6 +143,14 @@ def _alternating(amplitude):
     return lambda seed: 0.96 + amplitude * (-1) ** seed
 
 
+def test_progress_counts_seeds_and_the_planned_total_grows_with_each_batch():
+    calls = []
+    sims = FakeSimulators(_alternating(0.01), lambda seed: 0.95)
+    compare.compare_replicated(SCENARIO, 4, progress=lambda done, total: calls.append((done, total)),
+                               **sims.kwargs())
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4), (5, 6), (6, 6), (7, 8), (8, 8)]
+
+
 def test_inconclusive_adds_batches_until_decided():
     # BufferLab 0.95 / 0.97 alternately, ns-3 0.95: the difference is 0.01, the band ±0.02. With 4 seeds
     # the interval is [-0.0084, 0.0284]; with 6, [-0.0015, 0.0215]; with 8, [0.0011, 0.0189]: pass.

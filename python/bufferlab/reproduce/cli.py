@@ -10,6 +10,7 @@ from typing import Any
 
 from bufferlab import reproduce as rp
 from bufferlab.errors import BufferLabError
+from bufferlab.progress import RunBar
 
 DEFAULT_ROOT = Path("docs") / "reproductions"
 
@@ -60,7 +61,7 @@ def handler(args: argparse.Namespace) -> int:
     root = Path(args.out) if args.out else DEFAULT_ROOT
     regressions = []
     for name in names:
-        bar = _progress(name, args.quick)
+        bar = RunBar(f"{name}{' (quick)' if args.quick else ''}")
         try:
             res = rp.reproduce(name, root / name, quick=args.quick, seeds=args.seeds, workers=args.workers,
                                progress=bar)
@@ -80,21 +81,3 @@ def handler(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Bar:
-    def __init__(self, name: str, quick: bool) -> None:
-        from tqdm import tqdm  # noqa: PLC0415
-
-        self.bar = tqdm(total=0, unit="run", desc=f"{name}{' (quick)' if quick else ''}", leave=False,
-                        disable=not sys.stderr.isatty())
-
-    def __call__(self, done: int, total: int) -> None:
-        self.bar.total = total
-        self.bar.n = done
-        self.bar.refresh()
-
-    def close(self) -> None:
-        self.bar.close()
-
-
-def _progress(name: str, quick: bool) -> _Bar:
-    return _Bar(name, quick)

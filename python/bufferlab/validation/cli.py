@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Tuple
 
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
+from bufferlab.progress import RunBar
 from bufferlab.validation import compare, ns3sim
 from bufferlab.validation.cache import Ns3RunCache
 from bufferlab.validation.pool import Ns3Pool, check_jobs
@@ -159,16 +160,19 @@ def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argpa
     for path, sc in zip(paths, scenarios):
         print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
         flows, groups = flow_count(sc)
+        bar = RunBar(sc["name"], unit="seed")
         try:
             comp = compare.compare_replicated(
                 sc, replications_for(flows, args.replications, groups), max_replications=max_reps,
                 time_budget_s=budget, ns3_only=args.ns3_only, isolate=args.isolate, pool=ns3_pool,
-                cache=cache,
+                cache=cache, progress=bar,
                 log=lambda msg, name=sc["name"]: print(f"[validate] {name}: {msg}", file=sys.stderr,
                                                        flush=True))
         except ns3sim.Ns3Unavailable as exc:
             print(f"bufferlab validate: {exc}", file=sys.stderr)
             return None
+        finally:
+            bar.close()
         comps.append(comp)
         _save_json(out / "results" / f"{comp.name}.json", comp)
         compare.plot_queue(comp, out / "figures" / f"{comp.name}-queue.png")

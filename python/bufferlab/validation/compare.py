@@ -439,6 +439,7 @@ def compare_replicated(
     log: Callable[[str], None] | None = None,
     pool: Any = None,
     cache: Any = None,
+    progress: Callable[[int, int], None] | None = None,
     **kwargs: Any,
 ) -> Comparison:
     """:func:`compare_scenario` over seeds ``seed, seed+1, ...``, with statistical verdicts.
@@ -453,7 +454,8 @@ def compare_replicated(
     With a ``pool`` (:class:`bufferlab.validation.pool.Ns3Pool`) a batch's ns-3 runs all start in its
     workers while the engine runs the same seeds here; the results are the same as without one. With a
     ``cache`` (:class:`bufferlab.validation.cache.Ns3RunCache`) ns-3 runs stored earlier are read back
-    instead of run, and every new one is stored as soon as it finishes.
+    instead of run, and every new one is stored as soon as it finishes. ``progress(done, planned)`` is
+    called after each seed's comparison.
     """
     if replications < 1:
         raise BufferLabError(f"--replications must be >= 1 (got {replications})")
@@ -471,9 +473,12 @@ def compare_replicated(
             engine = kwargs.get("engine_runner") or _engine_run
             engine_runs = [engine_ready(engine, sc) for sc in batch]
         runners = [ns3_source(sc) for sc in batch]  # the pool's runs start now
+        planned = len(comps) + count
         for sc, run, ready in zip(batch, runners, engine_runs):
             kw = kwargs if ready is None else {**kwargs, "engine_runner": lambda _sc, r=ready: r}
             comps.append(compare_scenario(sc, ns3_runner=run, **kw))
+            if progress:
+                progress(len(comps), planned)
 
     def engine_ready(engine: Callable[[Dict[str, Any]], Any], sc: Dict[str, Any]) -> Any:
         """The engine's result with its own timing (``wall_s``), or None where ns-3 cannot take the scenario
