@@ -98,3 +98,44 @@ def test_replicated_comparison_is_the_same_with_a_pool_and_with_stored_runs(tmp_
         assert [(r.metric, r.bufferlab, r.ns3, r.ci_low, r.ci_high, r.verdict) for r in comp.rows] == \
             [(r.metric, r.bufferlab, r.ns3, r.ci_low, r.ci_high, r.verdict) for r in alone.rows]
         assert comp.ns3_goodput == alone.ns3_goodput
+
+
+def test_ctrl_c_stops_the_workers_keeps_finished_runs_and_a_second_run_resumes(tmp_path):
+    pytest.importorskip("ns")
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "pool.toml"
+    path.write_text(
+        'name = "pool"\nseed = 1\nduration = "20s"\nwarmup = "1s"\n'
+        '[bottleneck]\nrate = "10Mbps"\ndelay = "5ms"\n'
+        'queue = { discipline = "red", limit = 60, min_th = 5, max_th = 15 }\n'
+        '[flows]\ncount = 3\nrtt = { uniform = ["20ms", "80ms"] }\nstart = { uniform = ["0s", "0.5s"] }\n')
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "bufferlab", "validate", str(path), "--out", str(out), "--jobs", "2",
+           "--replications", "8", "--ns3-only"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    runs = out / "runs" / "pool"
+    deadline = time.monotonic() + 300
+    while not list(runs.glob("seed-*.json")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C at a terminal: the validate process and its workers
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and not (out / "report.md").exists()
+    kept = sorted(runs.glob("seed-*.json"))
+    assert 1 <= len(kept) < 8
+    assert all(json.loads(p.read_text())["result"]["events"] > 0 for p in kept)
+    # No worker outlived it: nothing of the process group is left.
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(kept)} ns-3 runs read back" in again.stderr
+    assert len(list(runs.glob("seed-*.json"))) == 8 and (out / "report.md").exists()

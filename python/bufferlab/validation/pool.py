@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -146,7 +147,9 @@ class Ns3Pool:
 def serve() -> int:
     """The worker's loop: one scenario per line on standard input, one answer per run on standard output
     (``REPLY`` + JSON: ``{"result": ...}`` or ``{"error": ..., "unavailable": bool}``); ends at end of
-    input."""
+    input. Ctrl-C at a terminal reaches the whole process group: the worker ignores it and is stopped by
+    its pool, which the interrupted ``validate`` closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for line in sys.stdin:
         if not line.strip():
             continue
