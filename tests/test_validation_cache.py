@@ -92,7 +92,7 @@ def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, c
                     '[flows]\ncount = 4\nrtt = "100ms"\n')
     args = argparse.Namespace(scenarios=[str(path)], quick=False, out=str(tmp_path / "out"), ns3_only=True,
                               isolate=False, replications=3, max_replications=None, time_budget=None,
-                              jobs=1, fresh=False)
+                              jobs=1, fresh=False, runs=None)
     assert cli.handler(args) == 0
     assert sims.ns3_seeds == [1, 2, 3]
     report = (tmp_path / "out" / "report.md").read_text()
@@ -102,3 +102,24 @@ def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, c
     assert strip((tmp_path / "out" / "report.md").read_text()) == strip(report)
     assert cli.handler(argparse.Namespace(**{**vars(args), "fresh": True})) == 0
     assert sims.ns3_seeds == [1, 2, 3, 1, 2, 3]
+
+
+def test_reports_that_share_a_runs_directory_share_their_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(ns3sim, "ns3_available", lambda: True)
+    sims = Counting()
+    monkeypatch.setattr(ns3sim, "run_ns3", sims.ns3)
+    path = tmp_path / "fake.toml"
+    path.write_text('name = "fake"\nseed = 1\nduration = "2s"\nwarmup = "1s"\n'
+                    '[bottleneck]\nrate = "20Mbps"\ndelay = "5ms"\n'
+                    'queue = { discipline = "droptail", limit = 100 }\n'
+                    '[flows]\ncount = 4\nrtt = "100ms"\n')
+    shared = tmp_path / "shared-runs"
+    args = argparse.Namespace(scenarios=[str(path)], quick=False, out=str(tmp_path / "a"), ns3_only=True,
+                              isolate=False, replications=2, max_replications=None, time_budget=None,
+                              jobs=1, fresh=False, runs=str(shared))
+    assert cli.handler(args) == 0
+    more = argparse.Namespace(**{**vars(args), "out": str(tmp_path / "b"), "replications": 4})
+    assert cli.handler(more) == 0
+    assert sims.ns3_seeds == [1, 2, 3, 4]  # seeds 1 and 2 came from the first report's runs
+    assert f"2 ns-3 runs read back from {shared}" in capsys.readouterr().err
+    assert not (tmp_path / "a" / "runs").exists() and len(list(shared.glob("fake/seed-*.json"))) == 4

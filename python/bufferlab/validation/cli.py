@@ -64,8 +64,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--isolate", action="store_true",
                    help="run each ns-3 simulation in a fresh interpreter (adds ~10 s per scenario)")
     p.add_argument("--fresh", action="store_true",
-                   help="run every ns-3 simulation again instead of reading back the runs stored in "
-                   "OUT/runs/ by an earlier (or interrupted) run of the same scenarios and seeds")
+                   help="run every ns-3 simulation again instead of reading back the runs stored by an "
+                   "earlier (or interrupted) run of the same scenarios and seeds")
+    p.add_argument("--runs", default=None, metavar="DIR",
+                   help="where finished ns-3 runs are stored and read back (default: OUT/runs); reports "
+                   "that share it share their runs")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="ns-3 simulations to run at once, each in a worker process of its own (default: 1, "
                    "in this process); results do not depend on it")
@@ -131,10 +134,11 @@ def handler(args: argparse.Namespace) -> int:
     (out / "results").mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         ns3_pool = stack.enter_context(Ns3Pool(jobs, isolate=args.isolate)) if jobs > 1 else None
-        cache = Ns3RunCache(out / "runs", reuse=not getattr(args, "fresh", False))
+        runs_dir = Path(args.runs) if getattr(args, "runs", None) else out / "runs"
+        cache = Ns3RunCache(runs_dir, reuse=not getattr(args, "fresh", False))
         comps = _compare_all(paths, scenarios, args, out, ns3_pool, cache)
         if cache.hits:
-            print(f"[validate] {cache.hits} ns-3 runs read back from {out / 'runs'} "
+            print(f"[validate] {cache.hits} ns-3 runs read back from {runs_dir} "
                   "(--fresh runs them again)", file=sys.stderr)
     if comps is None:
         return 2
