@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from bufferlab.errors import BufferLabError
 from bufferlab.validation import cache as cache_mod
 from bufferlab.validation import cli, compare, ns3sim
 from bufferlab.validation.cache import Ns3RunCache
@@ -123,3 +124,15 @@ def test_reports_that_share_a_runs_directory_share_their_runs(tmp_path, monkeypa
     assert sims.ns3_seeds == [1, 2, 3, 4]  # seeds 1 and 2 came from the first report's runs
     assert f"2 ns-3 runs read back from {shared}" in capsys.readouterr().err
     assert not (tmp_path / "a" / "runs").exists() and len(list(shared.glob("fake/seed-*.json"))) == 4
+
+
+def test_a_runs_path_that_is_a_file_is_refused_and_a_failed_store_only_warns(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(BufferLabError, match=r"--runs: .*file is not a directory"):
+        Ns3RunCache(tmp_path / "file")
+    blocked = Ns3RunCache(tmp_path / "runs")
+    (tmp_path / "runs").write_text("now a file")  # every store fails
+    sims = Counting()
+    comp = compare.compare_replicated(SCENARIO, 2, max_replications=2, cache=blocked, **sims.kwargs())
+    assert comp.replications == 2 and sims.ns3_seeds == [1, 2] and blocked.store_failed
+    assert capsys.readouterr().err.count("cannot store ns-3 runs") == 1

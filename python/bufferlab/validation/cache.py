@@ -11,16 +11,19 @@ was made, so a resumed report equals an uninterrupted one.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import json
 import os
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict
 
 from bufferlab import jsonout
+from bufferlab.errors import BufferLabError
 from bufferlab.validation import ns3sim
 
 #: Bump when the stored layout changes.
@@ -59,6 +62,9 @@ class Ns3RunCache:
         self.directory = Path(directory)
         self.reuse = reuse
         self.hits = 0
+        self.store_failed = False
+        if self.directory.exists() and not self.directory.is_dir():
+            raise BufferLabError(f"--runs: {self.directory} is not a directory")
 
     def path(self, scenario: Dict[str, Any]) -> Path:
         name = _safe(str(scenario.get("name", "scenario")))
@@ -81,11 +87,19 @@ class Ns3RunCache:
         """Store ``result`` atomically (a reader never sees half a file); returns it as :meth:`get` will
         read it back (undefined numbers as None), which is what a comparison should use either way."""
         path = self.path(scenario)
-        path.parent.mkdir(parents=True, exist_ok=True)
         ready = jsonout.json_ready(result)
         text = jsonout.dumps({"key": run_key(scenario), "scenario": scenario.get("name"),
                               "seed": scenario.get("seed"), "result": ready})
         tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        except OSError as exc:  # a full disk, a read-only directory: the comparison goes on without it
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            if not self.store_failed:
+                print(f"bufferlab validate: cannot store ns-3 runs in {self.directory} ({exc}); "
+                      "they would run again next time", file=sys.stderr)
+            self.store_failed = True
         return ready

@@ -130,12 +130,12 @@ def handler(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     out = Path(args.out)
+    runs_dir = Path(args.runs) if getattr(args, "runs", None) else out / "runs"
+    cache = Ns3RunCache(runs_dir, reuse=not getattr(args, "fresh", False))
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "results").mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         ns3_pool = stack.enter_context(Ns3Pool(jobs, isolate=args.isolate)) if jobs > 1 else None
-        runs_dir = Path(args.runs) if getattr(args, "runs", None) else out / "runs"
-        cache = Ns3RunCache(runs_dir, reuse=not getattr(args, "fresh", False))
         comps = _compare_all(paths, scenarios, args, out, ns3_pool, cache)
         if cache.hits:
             print(f"[validate] {cache.hits} ns-3 runs read back from {runs_dir} "
