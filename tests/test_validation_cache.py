@@ -82,7 +82,8 @@ def test_fresh_runs_again_and_a_damaged_file_is_run_again(tmp_path):
     assert sims.ns3_seeds == [2] and store.hits == 1
 
 
-def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, capsys):
+def fake_validate(tmp_path, monkeypatch, **over):
+    """`validate --ns3-only` arguments for a small scenario file, with ns-3 replaced by counting fakes."""
     monkeypatch.setattr(ns3sim, "ns3_available", lambda: True)
     sims = Counting()
     monkeypatch.setattr(ns3sim, "run_ns3", sims.ns3)
@@ -91,9 +92,13 @@ def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, c
                     '[bottleneck]\nrate = "20Mbps"\ndelay = "5ms"\n'
                     'queue = { discipline = "droptail", limit = 100 }\n'
                     '[flows]\ncount = 4\nrtt = "100ms"\n')
-    args = argparse.Namespace(scenarios=[str(path)], quick=False, out=str(tmp_path / "out"), ns3_only=True,
-                              isolate=False, replications=3, max_replications=None, time_budget=None,
-                              jobs=1, fresh=False, runs=None)
+    args = dict(scenarios=[str(path)], quick=False, out=str(tmp_path / "out"), ns3_only=True, isolate=False,
+                replications=3, max_replications=None, time_budget=None, jobs=1, fresh=False, runs=None)
+    return sims, argparse.Namespace(**{**args, **over})
+
+
+def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, capsys):
+    sims, args = fake_validate(tmp_path, monkeypatch)
     assert cli.handler(args) == 0
     assert sims.ns3_seeds == [1, 2, 3]
     report = (tmp_path / "out" / "report.md").read_text()
@@ -106,18 +111,9 @@ def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, c
 
 
 def test_reports_that_share_a_runs_directory_share_their_runs(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(ns3sim, "ns3_available", lambda: True)
-    sims = Counting()
-    monkeypatch.setattr(ns3sim, "run_ns3", sims.ns3)
-    path = tmp_path / "fake.toml"
-    path.write_text('name = "fake"\nseed = 1\nduration = "2s"\nwarmup = "1s"\n'
-                    '[bottleneck]\nrate = "20Mbps"\ndelay = "5ms"\n'
-                    'queue = { discipline = "droptail", limit = 100 }\n'
-                    '[flows]\ncount = 4\nrtt = "100ms"\n')
     shared = tmp_path / "shared-runs"
-    args = argparse.Namespace(scenarios=[str(path)], quick=False, out=str(tmp_path / "a"), ns3_only=True,
-                              isolate=False, replications=2, max_replications=None, time_budget=None,
-                              jobs=1, fresh=False, runs=str(shared))
+    sims, args = fake_validate(tmp_path, monkeypatch, out=str(tmp_path / "a"), replications=2,
+                               runs=str(shared))
     assert cli.handler(args) == 0
     more = argparse.Namespace(**{**vars(args), "out": str(tmp_path / "b"), "replications": 4})
     assert cli.handler(more) == 0

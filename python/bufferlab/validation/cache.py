@@ -20,7 +20,7 @@ import re
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
@@ -66,19 +66,21 @@ class Ns3RunCache:
         if self.directory.exists() and not self.directory.is_dir():
             raise BufferLabError(f"--runs: {self.directory} is not a directory")
 
-    def path(self, scenario: Dict[str, Any]) -> Path:
+    def entry(self, scenario: Dict[str, Any]) -> Tuple[str, Path]:
+        """The run's key and the file that holds it (one translation of the scenario)."""
+        key = run_key(scenario)
         name = _safe(str(scenario.get("name", "scenario")))
-        return self.directory / name / f"seed-{int(scenario.get('seed', 1))}-{run_key(scenario)[:16]}.json"
+        return key, self.directory / name / f"seed-{int(scenario.get('seed', 1))}-{key[:16]}.json"
 
     def get(self, scenario: Dict[str, Any]) -> Dict[str, Any] | None:
         if not self.reuse:
             return None
-        path = self.path(scenario)
+        key, path = self.entry(scenario)
         try:
             stored = json.loads(path.read_text())
         except (OSError, ValueError):
             return None
-        if not isinstance(stored, dict) or stored.get("key") != run_key(scenario) or "result" not in stored:
+        if not isinstance(stored, dict) or stored.get("key") != key or "result" not in stored:
             return None
         self.hits += 1
         return stored["result"]
@@ -86,9 +88,9 @@ class Ns3RunCache:
     def put(self, scenario: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
         """Store ``result`` atomically (a reader never sees half a file); returns it as :meth:`get` will
         read it back (undefined numbers as None), which is what a comparison should use either way."""
-        path = self.path(scenario)
+        key, path = self.entry(scenario)
         ready = jsonout.json_ready(result)
-        text = jsonout.dumps({"key": run_key(scenario), "scenario": scenario.get("name"),
+        text = jsonout.dumps({"key": key, "scenario": scenario.get("name"),
                               "seed": scenario.get("seed"), "result": ready})
         tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
         try:

@@ -467,12 +467,14 @@ def compare_replicated(
 
     def run_more(count: int) -> None:
         batch = [{**scenario, "seed": seed + len(comps) + k} for k in range(count)]
+        # Where ns-3 cannot take the scenario, compare_scenario reports it as skipped without running either.
+        translatable = [_translates(sc) for sc in batch]
         engine_runs = [None] * count
         if pool is not None and not kwargs.get("ns3_only"):
             # The engine's runs first, while the pool's workers are idle, so that its timings are its own.
             engine = kwargs.get("engine_runner") or _engine_run
-            engine_runs = [engine_ready(engine, sc) for sc in batch]
-        runners = [ns3_source(sc) for sc in batch]  # the pool's runs start now
+            engine_runs = [engine_ready(engine, sc) if ok else None for sc, ok in zip(batch, translatable)]
+        runners = [ns3_source(sc) if ok else base_runner for sc, ok in zip(batch, translatable)]
         planned = len(comps) + count
         for sc, run, ready in zip(batch, runners, engine_runs):
             kw = kwargs if ready is None else {**kwargs, "engine_runner": lambda _sc, r=ready: r}
@@ -481,12 +483,7 @@ def compare_replicated(
                 progress(len(comps), planned)
 
     def engine_ready(engine: Callable[[Dict[str, Any]], Any], sc: Dict[str, Any]) -> Any:
-        """The engine's result with its own timing (``wall_s``), or None where ns-3 cannot take the scenario
-        (compare_scenario then reports it as skipped without running either)."""
-        try:
-            ns3sim.translate(sc)
-        except BufferLabError:
-            return None
+        """The engine's result with its own timing (``wall_s``)."""
         started_at = time.perf_counter()
         res = engine(sc)
         if not getattr(res, "wall_s", None):
@@ -501,10 +498,7 @@ def compare_replicated(
 
     def ns3_source(sc: Dict[str, Any]) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
         """Where one seed's ns-3 result comes from: the cache, the pool (started at once) or a run here."""
-        try:
-            stored = cache.get(sc) if cache is not None else None
-        except BufferLabError:
-            return base_runner  # not translatable: compare_scenario reports it as skipped
+        stored = cache.get(sc) if cache is not None else None
         if stored is not None:
             return lambda _sc: stored
         if pool is None:
@@ -572,6 +566,17 @@ def compare_replicated(
                 "rtt_exponent: flows without goodput left out of the fit (BufferLab / ns-3, over all runs): "
                 f"{sum(idle[0::2])} / {sum(idle[1::2])}")
     return merged
+
+
+def _translates(scenario: Dict[str, Any]) -> bool:
+    """Whether ns-3 can run ``scenario`` (:func:`ns3sim.translate` accepts it)."""
+    try:
+        ns3sim.translate(scenario)
+    except ns3sim.Ns3Unavailable:
+        raise
+    except BufferLabError:
+        return False
+    return True
 
 
 def compare_scenario(
