@@ -1,11 +1,15 @@
 """`bufferlab reproduce`: a paper's experiments as engine runs over seeds, its claims table and figures.
 
-Each reproduced paper is a module with ``NAME``, ``TITLE``, ``CLAIMS``, ``CHOICES``, ``experiments(quick,
-seeds)``, ``evaluate(results, quick)``, ``figures(results, out)`` and, optionally, ``tables(results)`` (the
-paper's tables beside ours, markdown lines) and ``sensitivity(results)``.
+Each reproduced paper is a module with ``NAME``, ``TITLE``, ``CLAIMS`` (a
+:class:`~bufferlab.reproduce.claims.Claims` registry: one function per claim), ``PRINCIPAL`` (the name of the
+paper-faithful reading its verdicts are under), ``CHOICES`` (each reading, with the paper's words behind it),
+``experiments(quick, seeds)`` (every experiment's tasks at that many seeds), ``figures(results, out)`` and,
+optionally, ``tables(results)`` (the paper's tables beside ours, markdown lines) and ``sensitivity(results)``.
 :func:`reproduce` runs its experiments (:mod:`bufferlab.reproduce.runner`: in parallel, every finished run
-kept under ``<out>/runs`` so a second call resumes), evaluates every claim and writes ``<out>/report.md``,
-``<out>/claims.json`` and the figures (PNG and SVG). :func:`summary_markdown` builds the table over papers.
+kept under ``<out>/runs`` so a second call resumes), evaluates every claim, gives the experiments behind an
+inconclusive claim more seeds up to a cap, and writes ``<out>/report.md``, ``<out>/claims.json`` (from which
+:func:`bufferlab.reproduce.verdicts.recheck` recomputes every verdict) and the figures (PNG and SVG).
+:func:`summary_markdown` builds the table over papers.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import json
+import math
 import platform
 import time
 from pathlib import Path
@@ -20,8 +25,19 @@ from types import ModuleType
 from typing import Any, Callable, Dict, List, Optional
 
 from bufferlab.errors import BufferLabError
-from bufferlab.reproduce.claims import HOLDS, claims_markdown, tally
+from bufferlab.jsonout import dumps
+from bufferlab.reproduce.claims import Evaluated, claims_markdown, evaluate_claim, tally
 from bufferlab.reproduce.runner import engine_version, run_tasks
+from bufferlab.reproduce.verdicts import (
+    DIFFERS,
+    HOLDS,
+    HOLDS_UNDER,
+    INCONCLUSIVE,
+    NOT_TESTABLE,
+    VERDICTS,
+    recheck,
+    tally_sentence,
+)
 
 #: Every paper, by the name the command takes: its module, or None while its reproduction does not exist.
 PAPERS: Dict[str, Optional[str]] = {
@@ -30,13 +46,6 @@ PAPERS: Dict[str, Optional[str]] = {
     "tiny-buffers": "bufferlab.reproduce.tiny_buffers",
     "global-notifier": "bufferlab.reproduce.global_notifier",
     "odt-ob": "bufferlab.reproduce.odt_ob",
-}
-NOTES = {
-    "eun-wang": "eun_wang_2008_aggressive_marking.md",
-    "index-policy": "avrachenkov_2013_index_policy.md",
-    "tiny-buffers": "enachescu_2005_tiny_buffers.md",
-    "global-notifier": "tsioliaridou_global_notifier.md",
-    "odt-ob": "stanojevic_shorten_odt_ob.md",
 }
 
 
@@ -55,70 +64,174 @@ def available() -> List[str]:
     return [n for n, m in PAPERS.items() if m]
 
 
-def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int] = None, workers: int = 1,
+#: Seeds a full run starts with, and the cap inconclusive claims are extended to (``--max-seeds``).
+FULL_SEEDS, FULL_MAX_SEEDS = 3, 30
+QUICK_SEEDS, QUICK_MAX_SEEDS = 2, 4
+
+
+def _tasks_for(mod: ModuleType, quick: bool, seeds: Dict[str, int]) -> Dict[str, List[Any]]:
+    """Each experiment's tasks at its own number of seeds (the module's design at that many seeds)."""
+    designs: Dict[int, Dict[str, List[Any]]] = {}
+    out = {}
+    for name, k in seeds.items():
+        if k not in designs:
+            designs[k] = mod.experiments(quick, k)
+        out[name] = designs[k][name]
+    return out
+
+
+def evaluate(mod: ModuleType, results: Dict[str, List[Dict[str, Any]]], quick: bool) -> List[Evaluated]:
+    """Every claim (and model check) of ``mod`` evaluated on ``results``."""
+    return [evaluate_claim(mod.CLAIMS, c, results, quick, mod.PRINCIPAL) for c in mod.CLAIMS]
+
+
+def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int] = None,
+              max_seeds: Optional[int] = None, workers: int = 1,
               progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, Any]:
-    """Run paper ``name``'s reproduction into ``out``; returns its claims rows and the report's path."""
+    """Run paper ``name``'s reproduction into ``out``; returns its claims rows and the report's path.
+
+    Every experiment starts with ``seeds`` seeds. While a claim is inconclusive under its principal reading,
+    the experiments it read get batches of ``ceil(seeds / 2)`` more seeds (continuing the sequence), up to
+    ``max_seeds``; a claim the cap does not decide stays inconclusive. Only the seeds, never the timing,
+    decide which runs are made, so the same call gives the same report.
+    """
     mod = paper_module(name)
-    seeds = seeds if seeds is not None else (2 if quick else 3)
+    seeds = seeds if seeds is not None else (QUICK_SEEDS if quick else FULL_SEEDS)
     if seeds < 1:
         raise BufferLabError(f"--seeds must be >= 1 (got {seeds})")
+    cap = max_seeds if max_seeds is not None else max(seeds, QUICK_MAX_SEEDS if quick else FULL_MAX_SEEDS)
+    if cap < seeds:
+        raise BufferLabError(f"--max-seeds must be >= --seeds ({seeds}) (got {cap})")
     if workers < 1:
         raise BufferLabError(f"--workers must be >= 1 (got {workers})")
     out.mkdir(parents=True, exist_ok=True)
-    experiments = mod.experiments(quick, seeds)
-    tasks = [t for ts in experiments.values() for t in ts]
+    step = max(1, math.ceil(seeds / 2))
+    per_exp = {n: seeds for n in mod.experiments(quick, seeds)}
     cached = {f.stem for f in (out / "runs").glob("*.json")} if (out / "runs").is_dir() else set()
     version = engine_version()
-    reused = len({t.key(version) for t in tasks} & cached)
     t0 = time.perf_counter()
-    records = run_tasks(tasks, out / "runs", workers=workers, progress=progress)
+    evaluated: Dict[str, Evaluated] = {}
+    signature: Dict[str, tuple] = {}
+    while True:
+        experiments = _tasks_for(mod, quick, per_exp)
+        tasks = [t for ts in experiments.values() for t in ts]
+        records = run_tasks(tasks, out / "runs", workers=workers, progress=progress)
+        results: Dict[str, List[Dict[str, Any]]] = {}
+        i = 0
+        for exp, ts in experiments.items():
+            results[exp] = records[i:i + len(ts)]
+            i += len(ts)
+        for c in mod.CLAIMS:  # a claim is evaluated again only when an experiment it read has more seeds
+            sig = tuple(sorted((e, per_exp[e]) for e in evaluated[c.id].read)) if c.id in evaluated else None
+            if sig is None or sig != signature[c.id]:
+                evaluated[c.id] = evaluate_claim(mod.CLAIMS, c, results, quick, mod.PRINCIPAL)
+                signature[c.id] = tuple(sorted((e, per_exp[e]) for e in evaluated[c.id].read))
+        grow = {e for ev in evaluated.values() if ev.principal_verdict == INCONCLUSIVE for e in ev.read
+                if per_exp[e] < cap}
+        if not grow:
+            break
+        for e in grow:
+            per_exp[e] = min(cap, per_exp[e] + step)
     wall = time.perf_counter() - t0
+    verdicts = [evaluated[c.id] for c in mod.CLAIMS]
+    claims = [e for e in verdicts if not e.claim.model_check]
+    checks = [e for e in verdicts if e.claim.model_check]
+    reused = len({t.key(version) for t in tasks} & cached)
     engine_s = sum(float(r.get("wall_s") or 0.0) for r in records)
-    results: Dict[str, List[Dict[str, Any]]] = {}
-    i = 0
-    for exp, ts in experiments.items():
-        results[exp] = records[i:i + len(ts)]
-        i += len(ts)
-    verdicts = mod.evaluate(results, quick)
     figs = mod.figures(results, out)
-    rows = [v.row() for v in verdicts]
-    meta = {"paper": name, "title": mod.TITLE, "quick": quick, "seeds": seeds, "runs": len(tasks),
-            "wall_s": round(wall, 1), "engine_s": round(engine_s, 1), "reused_runs": reused,
-            "tally": tally(verdicts),
+    meta = {"paper": name, "title": mod.TITLE, "quick": quick, "seeds": seeds, "max_seeds": cap,
+            "seeds_by_experiment": per_exp, "runs": len(tasks), "wall_s": round(wall, 1),
+            "engine_s": round(engine_s, 1), "reused_runs": reused, "engine": version,
+            "principal_reading": mod.PRINCIPAL, "tally": tally(verdicts),
             "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": f"{platform.machine()}, Python {platform.python_version()}"}
-    (out / "claims.json").write_text(json.dumps({**meta, "claims": rows}, indent=2, allow_nan=False) + "\n")
+    doc = {**meta, "claims": [e.row() for e in claims], "model_checks": [e.row() for e in checks]}
+    problems = recheck(json.loads(dumps(doc)))
+    if problems:  # the rules and the tables must agree before anything is written
+        raise BufferLabError("reproduce: the claims table disagrees with its own rules: " + "; ".join(problems))
+    (out / "claims.json").write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n")
+    t = meta["tally"]
+    command = (f"bufferlab reproduce {name}" + (" --quick" if quick else "")
+               + f" --seeds {seeds} --max-seeds {cap}")
+    seeds_used = sorted(set(per_exp.values()))
     lines = [f"# Reproduction: {mod.TITLE}", "",
-             f"Generated {meta['generated']} by `bufferlab reproduce {name}" + (" --quick" if quick else "")
-             + f" --seeds {seeds}`: {len(tasks)} engine runs ({meta['machine']}) taking {engine_s:.0f} s of "
-             f"engine time" + (f" ({reused} of them kept from an earlier call)" if reused else "") + ". "
-             "Values are means over the seeds with 95 % Student-t intervals; verdicts compare the means with "
-             "the tolerances shown. This report and its claims table are generated; nothing in them is "
-             "written by hand.", "",
-             f"**Verdicts**: {meta['tally'][HOLDS]} hold, {meta['tally']['differs']} differ, "
-             f"{meta['tally']['not testable']} not testable.", "",
-             "## Claims", ""] + claims_markdown(verdicts) + [""]
+             f"Generated {meta['generated']} by `{command}`: {len(tasks)} engine runs ({meta['machine']}) "
+             f"taking {engine_s:.0f} s of engine time" + (f" ({reused} of them kept from an earlier call)"
+                                                          if reused else "") + ". "
+             f"Every experiment ran {seeds} seeds; those read by a claim that stayed inconclusive ran "
+             f"batches of {step} more, up to {cap} (seeds per experiment here: "
+             + ", ".join(f"{e} {k}" for e, k in per_exp.items()) + "). "
+             "Each claim is judged by tests: a quantity's mean with its 95 % interval over n seeds (Student "
+             "t; Welch for differences) against the region the paper's statement puts it in. A test holds "
+             "when its whole interval is inside the region, differs when its whole interval is outside, and "
+             "is inconclusive otherwise; a claim holds when all its tests hold. Verdicts are under the "
+             f"principal reading ({mod.PRINCIPAL}); a claim that differs under it but holds under another "
+             "reading holds only under that one. `scripts/recheck_claims.py` recomputes every verdict from "
+             "claims.json alone. This report is generated; nothing in it is written by hand.", "",
+             f"**Verdicts** ({len(claims)} claims): {t[HOLDS]} hold, {t[HOLDS_UNDER]} hold only under a "
+             f"non-principal reading, {t[DIFFERS]} differ, {t[INCONCLUSIVE]} inconclusive, "
+             f"{t[NOT_TESTABLE]} not testable" + (f"; {len(checks)} model checks beside them" if checks
+                                                  else "") + ".", "",
+             "## Claims", ""] + claims_markdown(claims) + [""]
+    if len(seeds_used) == 1 and seeds_used[0] == cap and cap > seeds:
+        lines += ["Every experiment reached the seed cap.", ""]
+    if checks:
+        lines += ["## Model checks (not counted among the claims)", "",
+                  "Arithmetic and formula checks of the paper's models: they can only catch a bug in the "
+                  "project's models, so they are not evidence for the paper's claims.", ""]
+        lines += claims_markdown(checks) + [""]
     if hasattr(mod, "tables"):
         lines += ["## The paper's tables", ""] + mod.tables(results) + [""]
     if hasattr(mod, "sensitivity"):
         lines += ["## Sensitivity to what the paper does not say", ""] + mod.sensitivity(results) + [""]
-    lines += ["## Choices where the paper is silent", ""] + [f"- {c}" for c in mod.CHOICES] + [""]
+    lines += ["## Readings: the principal one and the choices where the paper is silent", ""]
+    lines += [f"- {c}" for c in mod.CHOICES] + [""]
     lines += ["## Figures", ""]
     for stem, caption in figs:
         lines += [f"![{caption}]({stem}.png)", "", f"*{caption}* ([SVG]({stem}.svg))", ""]
     (out / "report.md").write_text("\n".join(lines))
-    return {**meta, "claims": rows, "report": str(out / "report.md")}
+    return {**doc, "report": str(out / "report.md")}
 
 
-def check_against(rows: List[Dict[str, Any]], committed: Path) -> List[str]:
-    """Claims that hold in the committed table (``claims.json``) but not in ``rows``: a regression each."""
+def check_against(doc: Dict[str, Any], committed: Path) -> List[str]:
+    """Regressions of a (quick) run ``doc`` against the committed ``claims.json``: a claim that holds there
+    but differs here or is missing, and a test (same claim, same quantity, comparable designs) whose
+    interval here excludes the committed mean. An inconclusive claim here is not a regression: few quick
+    seeds decide less."""
     if not committed.exists():
         raise BufferLabError(f"--check: {committed} not found (run the full reproduction first)")
-    before = {r["id"]: r["verdict"] for r in json.loads(committed.read_text())["claims"]}
-    now = {r["id"]: r for r in rows}
-    return [f"{cid}: held in {committed}, now {now[cid]['verdict'] if cid in now else 'missing'}"
-            f" ({now[cid]['ours'] if cid in now else ''})"
-            for cid, v in before.items() if v == HOLDS and (cid not in now or now[cid]["verdict"] != HOLDS)]
+    try:
+        before = json.loads(committed.read_text())
+        old = {c["id"]: c for c in before["claims"] + before.get("model_checks", [])}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BufferLabError(f"--check: {committed} is not a claims table ({exc})") from None
+    now = {c["id"]: c for c in doc["claims"] + doc.get("model_checks", [])}
+    out = []
+    for cid, c in old.items():
+        if c["verdict"] == HOLDS and (cid not in now or now[cid]["verdict"] == DIFFERS):
+            out.append(f"{cid}: held in {committed}, now {now[cid]['verdict'] if cid in now else 'missing'}")
+        if cid not in now:
+            continue
+        tests = {t["quantity"]: t for t in now[cid]["tests"] if t.get("comparable", True)}
+        for t in c["tests"]:
+            q = tests.get(t["quantity"])
+            if q is None or t.get("mean") is None or q.get("low") is None or q.get("high") is None:
+                continue
+            if not q["low"] <= t["mean"] <= q["high"]:
+                out.append(f"{cid}: {t['quantity']}: [{q['low']:.4g}, {q['high']:.4g}] here excludes the "
+                           f"committed mean {t['mean']:.4g}")
+    return out
+
+
+def compared_tests(doc: Dict[str, Any], committed: Path) -> int:
+    """How many of ``doc``'s tests ``check_against`` held against a committed mean."""
+    if not committed.exists():
+        return 0
+    before = json.loads(committed.read_text())
+    old = {(c["id"], t["quantity"]) for c in before["claims"] + before.get("model_checks", [])
+           for t in c["tests"] if t.get("mean") is not None}
+    return sum(1 for c in doc["claims"] + doc.get("model_checks", []) for t in c["tests"]
+               if t.get("comparable", True) and (c["id"], t["quantity"]) in old)
 
 
 def summary_markdown(root: Path) -> str:
@@ -126,17 +239,54 @@ def summary_markdown(root: Path) -> str:
     lines = ["# Reproductions of the five papers", "",
              "Each paper's experiments run with `bufferlab reproduce PAPER` (`--quick` for a short version "
              "of the same code path); its report, claims table and figures are in its directory. The table "
-             "below is generated from the committed `claims.json` files.", "",
-             "| paper | report | claims | hold | differ | not testable | seeds | runs | engine time |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "below is generated from the committed `claims.json` files; `python3 scripts/recheck_claims.py` "
+             "recomputes every verdict in them from their numbers alone. A claim *holds* when every test's "
+             "95 % interval lies inside the region the paper's statement gives, *differs* when one lies "
+             "wholly outside, and is *inconclusive* when the seed cap did not decide it; *holds only under a "
+             "reading* means it differs under the principal (paper-faithful) reading and holds under another. "
+             "Model checks (arithmetic and formula checks) are listed in each report but not counted. "
+             "What an independent audit of these tables found, and what was done about each finding, is in "
+             "[AUDIT.md](AUDIT.md).", "",
+             "| paper | report | claims | hold | hold only under a reading | differ | inconclusive | "
+             "not testable | model checks | seeds (cap) | runs | engine time |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    total = {v: 0 for v in VERDICTS}
     for name in PAPERS:
         f = root / name / "claims.json"
         if not f.exists():
-            lines.append(f"| {name} (`{NOTES[name]}`) | not yet reproduced | | | | | | | |")
+            lines.append(f"| {name} | not yet reproduced | | | | | | | | | | |")
             continue
         d = json.loads(f.read_text())
         t = d["tally"]
+        for v in VERDICTS:
+            total[v] += t.get(v, 0)
         lines.append(f"| {name} | [report]({name}/report.md) | {len(d['claims'])} | {t[HOLDS]} | "
-                     f"{t['differs']} | {t['not testable']} | {d['seeds']} | {d['runs']} | "
-                     f"{d.get('engine_s', d['wall_s']):.0f} s |")
-    return "\n".join(lines) + "\n"
+                     f"{t[HOLDS_UNDER]} | {t[DIFFERS]} | {t[INCONCLUSIVE]} | {t[NOT_TESTABLE]} | "
+                     f"{len(d.get('model_checks', []))} | {d['seeds']}–{d.get('max_seeds', d['seeds'])} | "
+                     f"{d['runs']} | {d.get('engine_s', d['wall_s']):.0f} s |")
+    lines += ["", f"All papers: {tally_sentence(total)}.", ""]
+    return "\n".join(lines)
+
+
+#: The README's tally sits between these markers and is written by :func:`update_readme_tally`.
+TALLY_START, TALLY_END = "<!-- claims-tally -->", "<!-- /claims-tally -->"
+
+
+def overall_tally(root: Path) -> Dict[str, int]:
+    total = {v: 0 for v in VERDICTS}
+    for name in PAPERS:
+        f = root / name / "claims.json"
+        if f.exists():
+            for v, k in json.loads(f.read_text())["tally"].items():
+                total[v] += k
+    return total
+
+
+def update_readme_tally(readme: Path, root: Path) -> None:
+    """Write the tally over the committed claims tables into the README between the markers."""
+    text = readme.read_text()
+    if TALLY_START not in text or TALLY_END not in text:
+        return
+    head, rest = text.split(TALLY_START, 1)
+    _old, tail = rest.split(TALLY_END, 1)
+    readme.write_text(f"{head}{TALLY_START}{tally_sentence(overall_tally(root))}{TALLY_END}{tail}")
