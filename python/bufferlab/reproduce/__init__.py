@@ -148,7 +148,8 @@ def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int]
     doc = {**meta, "claims": [e.row() for e in claims], "model_checks": [e.row() for e in checks]}
     problems = recheck(json.loads(dumps(doc)))
     if problems:  # the rules and the tables must agree before anything is written
-        raise BufferLabError("reproduce: the claims table disagrees with its own rules: " + "; ".join(problems))
+        raise BufferLabError("reproduce: the claims table disagrees with its own rules: "
+                             + "; ".join(problems))
     (out / "claims.json").write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n")
     t = meta["tally"]
     command = (f"bufferlab reproduce {name}" + (" --quick" if quick else "")
@@ -242,8 +243,9 @@ def summary_markdown(root: Path) -> str:
              "below is generated from the committed `claims.json` files; `python3 scripts/recheck_claims.py` "
              "recomputes every verdict in them from their numbers alone. A claim *holds* when every test's "
              "95 % interval lies inside the region the paper's statement gives, *differs* when one lies "
-             "wholly outside, and is *inconclusive* when the seed cap did not decide it; *holds only under a "
-             "reading* means it differs under the principal (paper-faithful) reading and holds under another. "
+             "wholly outside, and is *inconclusive* when the seed cap did not decide it; *holds only under "
+             "a reading* means it differs under the principal (paper-faithful) reading and holds under "
+             "another. "
              "Model checks (arithmetic and formula checks) are listed in each report but not counted. "
              "What an independent audit of these tables found, and what was done about each finding, is in "
              "[AUDIT.md](AUDIT.md).", "",

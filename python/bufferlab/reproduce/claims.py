@@ -214,6 +214,8 @@ class Test:
     quantity on a different design than the full run (shorter runs, other points), so that ``--check``
     does not hold the quick interval against the committed mean."""
 
+    __test__ = False  # not a pytest class
+
     quantity: str
     est: Estimate
     region: Region
@@ -380,8 +382,8 @@ def _tests_cell(tests: Sequence[Test]) -> str:
 def claims_markdown(evaluated: Sequence[Evaluated]) -> List[str]:
     """The claims table: the paper's value and where it says it, each test (estimate over n seeds, region,
     result), the verdict with its reason, and every other reading's verdict (marked where it flips)."""
-    lines = ["| claim | the claim | paper (where) | tests: estimate [95 % CI] (n) region → result | verdict | "
-             "other readings |", "|---|---|---|---|---|---|"]
+    lines = ["| claim | the claim | paper (where) | tests: estimate [95 % CI] (n) region → result | "
+             "verdict | other readings |", "|---|---|---|---|---|---|"]
     for e in evaluated:
         c = e.claim
         verdict = f"**{e.verdict}**" + (f" ({_cell(e.reading)})" if e.verdict == HOLDS_UNDER else "")

@@ -91,8 +91,8 @@ def handler(args: argparse.Namespace) -> int:
     for name in names:
         bar = RunBar(f"{name}{' (quick)' if args.quick else ''}")
         try:
-            res = rp.reproduce(name, root / name, quick=args.quick, seeds=args.seeds, max_seeds=args.max_seeds,
-                               workers=args.workers, progress=bar)
+            res = rp.reproduce(name, root / name, quick=args.quick, seeds=args.seeds,
+                               max_seeds=args.max_seeds, workers=args.workers, progress=bar)
         finally:
             bar.close()
         print(f"{name}: {tally_sentence(res['tally'])} ({res['runs']} runs, {res['wall_s']:.0f} s) -> "

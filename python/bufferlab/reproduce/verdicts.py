@@ -85,8 +85,9 @@ def recheck(doc: Dict[str, Any]) -> List[str]:
             mean, low, high = t.get("mean"), t.get("low"), t.get("high")
             if None not in (mean, low, high) and not low <= mean <= high:
                 problems.append(f"{cid}: {t['quantity']}: mean {mean} outside [{low}, {high}]")
-            if _test_result(t) != t["result"]:
-                problems.append(f"{cid}: {t['quantity']}: recorded {t['result']}, recomputed {_test_result(t)}")
+            result = _test_result(t)
+            if result != t["result"]:
+                problems.append(f"{cid}: {t['quantity']}: recorded {t['result']}, recomputed {result}")
         principal = claim_result([_test_result(t) for t in c["tests"]])
         alts = [(a["reading"], claim_result([_test_result(t) for t in a["tests"]]))
                 for a in c.get("alternatives", [])]
