@@ -2,7 +2,7 @@
 
 K. Avrachenkov, U. Ayesta, J. Doncel, P. Jacko, "Congestion control of TCP flows in Internet routers by
 means of index policy", *Computer Networks* 57(17):3463-3478, 2013 (arXiv:1209.3638).  Section numbers
-below are the paper's; the paper note is ``shared/papers/avrachenkov_2013_index_policy.md``.
+below are the paper's.
 
 The single-flow problem (Sec. 4.1 and Sec. 6, problems (7)-(9)):
 
@@ -17,7 +17,7 @@ equally good in window ``n``: admitting is optimal iff ``nu <= nu_n``.  It is co
 Nino-Mora's adaptive-greedy algorithm (paper ref. [28]; Sec. 6.1), which also checks the PCL-indexability
 conditions, and checked by an independent brute-force solver (policy iteration + bisection on ``nu``).
 
-The reward ``f`` is stripped from the paper's text (note Sec. 2.8).  Two conventions are offered:
+The reward ``f`` is not legible in the paper's text (Sec. 4.1 names only "generalized alpha-fairness").  Two conventions are offered:
 
 * ``"normalised"`` (default): ``f(n) = ((1 + n)^(1 - alpha) - 1) / (1 - alpha)``, ``log(1 + n)`` at
   ``alpha = 1``.  Concave, ``f(0) = 0``, ``f(n) = n`` at ``alpha = 0``; consistent with every qualitative
@@ -137,14 +137,14 @@ def _check_reward(reward: Any) -> RewardSpec:
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Rewards (paper Sec. 4.1 "generalized alpha-fairness"; note Sec. 2.8)
+# Rewards (paper Sec. 4.1 "generalized alpha-fairness")
 # ----------------------------------------------------------------------------------------------------------
 
 
 def normalised_reward(n: Union[float, np.ndarray], alpha: float) -> np.ndarray:
     """Normalised alpha-fair reward ``((1 + n)^(1 - alpha) - 1) / (1 - alpha)`` (``log(1 + n)`` at alpha 1).
 
-    The default convention (note Sec. 2.8, form C): concave, ``f(0) = 0``, ``f(n) = n`` at ``alpha = 0``
+    The default convention: concave, ``f(0) = 0``, ``f(n) = n`` at ``alpha = 0``
     (so every index equals 1, the DropTail-like case of Sec. 6.3).  Evaluated with ``expm1``/``log1p`` so
     it is continuous through ``alpha = 1``.
     """
@@ -158,7 +158,7 @@ def normalised_reward(n: Union[float, np.ndarray], alpha: float) -> np.ndarray:
 def alpha_fair_reward(n: Union[float, np.ndarray], alpha: float) -> np.ndarray:
     """Literal alpha-fair utility of the window ``n^(1 - alpha) / (1 - alpha)`` (``log n`` at alpha 1).
 
-    The alternative convention (note Sec. 2.8, form A), from the alpha-fairness family the paper cites in
+    The alternative convention, from the alpha-fairness family the paper cites in
     Sec. 4.1 (its refs. [8, 9]).  Negative for ``alpha > 1`` and zero at ``n = 1`` for ``alpha = 1``.
     """
     a = _check_alpha(alpha)
@@ -285,7 +285,7 @@ def evaluate_policy(flow: AIMDFlow, admit: np.ndarray) -> tuple[np.ndarray, np.n
 
 @dataclass(frozen=True, eq=False)
 class WhittleResult:
-    """Output of :func:`adaptive_greedy` (Sec. 6.1; note Sec. 2.6).
+    """Output of :func:`adaptive_greedy` (Sec. 6.1).
 
     ``index[n - 1]`` is the transmission index of window ``n``; ``order`` lists windows in the order the
     algorithm priced them (lowest index first).  The indexability certificate has three parts:
@@ -518,7 +518,7 @@ def brute_force_index(flow: AIMDFlow, tol: float = 1e-11, grid_per_gap: int = 3)
 
 
 def closed_form_index(rewards: Sequence[float], beta: float, gamma: float) -> np.ndarray:
-    """Closed-form index values for flows with N = 1, 2, 3 windows (Sec. 6.2; note Sec. 2.7).
+    """Closed-form index values for flows with N = 1, 2, 3 windows (Sec. 6.2).
 
     With ``f_n = f(n)``:
 

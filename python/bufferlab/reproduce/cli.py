@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
         "reproduce",
         help="reproduce a paper's experiments: claims table, figures and report",
         description="Run a paper's experiments in the engine over seeds, evaluate every testable claim of "
-        "its note, and write report.md, claims.json and figures. Finished runs are kept under OUT/runs, so "
+        "the paper, and write report.md, claims.json and figures. Finished runs are kept under OUT/runs, so "
         "an interrupted reproduction resumes where it stopped.",
     )
     p.add_argument("paper", nargs="?", metavar="PAPER", help=f"one of {', '.join(rp.PAPERS)}, or all")
