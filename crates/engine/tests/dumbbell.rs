@@ -34,6 +34,8 @@ fn packets_are_conserved_at_every_step() {
         (DROPTAIL, r#""sack": false"#),
         (RED_ECN, r#""ecn": true, "delayed_ack": true"#),
         (RED_DROP, r#""sack": false, "delayed_ack": true"#),
+        (DROPTAIL, r#""recovery": "reno", "sack": false"#),
+        (RED_DROP, r#""recovery": "reno", "delayed_ack": true"#),
     ] {
         let mut sim = Simulation::new(config_from_json(&scenario(queue, tcp, 30, "20s")).unwrap()).unwrap();
         for k in 1..=40 {

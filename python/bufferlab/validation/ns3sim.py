@@ -115,6 +115,8 @@ NS3_CANNOT_CHECK: Dict[str, Tuple[str, str]] = {
 NS3_CANNOT_CHECK_FEATURES: Dict[str, str] = {
     "`tcp.sack = false`": "ns-3 3.44's non-SACK NewReno retransmits segments that were not lost",
     "`tcp.ecn_response = \"per-signal\"`": "ns-3 reduces for ECN once per window only",
+    "`tcp.recovery = \"reno\"`": "ns-3 has no classic Reno recovery: its sockets leave fast recovery only "
+                                  "when the recovery point is acknowledged (NewReno)",
     "finite flows, Poisson arrivals, stop times": "the translator runs bulk flows for the whole run",
     "`[[udp]]` sources": "not translated",
 }
@@ -435,6 +437,12 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             raise BufferLabError(f"{tf('congestion_control')}: ns-3 takes one congestion control for every "
                                  "socket here; all groups need the same")
         ccs.append(cc)
+        if t.get("recovery", "newreno") != "newreno":
+            raise BufferLabError(
+                f"{tf('recovery')}: ns-3 3.44 has no classic Reno fast recovery (its sockets leave fast "
+                "recovery only when the recovery point is acknowledged, as NewReno, whatever the "
+                f"RecoveryType); the comparison needs recovery = \"newreno\", got {t['recovery']!r}"
+            )
         if not t["sack"]:
             raise BufferLabError(
                 f"{tf('sack')}: ns-3 3.44's non-SACK NewReno path retransmits segments that were not lost; "

@@ -347,6 +347,26 @@ fn pacing_forms_and_errors() {
     assert_eq!(c.to_json()["groups"][0]["tcp"]["pacing"], "linux");
 }
 
+#[test]
+fn recovery_forms_and_errors() {
+    use crate::tcp::Recovery;
+    let c = with(json!({})).unwrap();
+    assert_eq!(c.groups[0].tcp.recovery, Recovery::NewReno);
+    assert_eq!(c.to_json()["groups"][0]["tcp"]["recovery"], "newreno");
+    // A group's table over [tcp]; SACK stays as written (the Reno sender ignores it).
+    let c = with(json!({"tcp": {"recovery": "reno"}, "flows": {"tcp": {"recovery": "newreno"}}})).unwrap();
+    assert_eq!(c.groups[0].tcp.recovery, Recovery::NewReno);
+    let c = with(json!({"tcp": {"recovery": "reno"}})).unwrap();
+    assert_eq!((c.groups[0].tcp.recovery, c.groups[0].tcp.sack), (Recovery::Reno, true));
+    assert_eq!(c.to_json()["groups"][0]["tcp"]["recovery"], Recovery::Reno.name());
+    for bad in [json!("tahoe"), json!("NewReno"), json!(1)] {
+        let e = with(json!({"tcp": {"recovery": bad}})).unwrap_err();
+        assert_eq!(e.field, "tcp.recovery");
+        assert!(e.message.contains("\"newreno\"") && e.message.contains("\"reno\""), "{e}");
+    }
+    assert_eq!(field_of(json!({"flows": {"tcp": {"recovery": "sack"}}})), "flows.tcp.recovery");
+}
+
 /// Uniform bounds are checked as written, so a scenario's validity never depends on the seed.
 #[test]
 fn uniform_bounds_are_checked_whatever_the_seed() {

@@ -1,8 +1,9 @@
 //! TCP: a bulk-data sender and its receiver, with segment-granularity sequence numbers.
 //!
 //! - [`sender::Sender`]: slow start and congestion avoidance through a [`cc::CongestionControl`], fast
-//!   retransmit and NewReno fast recovery (RFC 6582) or, with SACK, RFC 6675 loss recovery; the RFC 6298
-//!   timer with Karn's rule and backoff; ECN (RFC 3168).
+//!   retransmit and NewReno fast recovery (RFC 6582) or, with SACK, RFC 6675 loss recovery (or classic
+//!   Reno, RFC 5681 §3.2, with `tcp.recovery = "reno"`); the RFC 6298 timer with Karn's rule and backoff;
+//!   ECN (RFC 3168).
 //! - [`receiver::Receiver`]: cumulative ACKs, SACK blocks (RFC 2018), delayed ACKs (RFC 5681 §4.2), ECN-Echo.
 
 pub mod cc;
@@ -60,6 +61,33 @@ pub enum PartialAck {
     /// is lost"), a NewReno step (RFC 6582 §3.2 step 5) on top of RFC 6675; it repairs holes that the
     /// scoreboard does not yet call lost, and recoveries end sooner.
     SendOne,
+}
+
+/// The fast recovery algorithm (`tcp.recovery`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// RFC 6582 NewReno without SACK, RFC 6675 with it (the default): recovery lasts until the ACK of
+    /// everything sent before it began; partial ACKs repair the further holes of the window.
+    NewReno,
+    /// Classic Reno, RFC 5681 §3.2 (ns-2's `Agent/TCP/Reno`): the fast retransmit and window inflation are
+    /// NewReno's, but the first ACK of new data, partial or full, ends recovery with `cwnd = ssthresh`
+    /// and retransmits nothing. A further loss of the same window waits for a new fast retransmit (three
+    /// more duplicate ACKs, another halving; allowed at once after a Reno recovery, as ns-2's
+    /// `dupack_action` does when the last reduction was a fast retransmit) or for the timeout. SACK
+    /// blocks are ignored (ns-2's Reno has none): with `tcp.sack = true` the receiver still sends them,
+    /// but the sender detects and recovers losses exactly as with `sack = false`.
+    Reno,
+}
+
+impl Recovery {
+    /// The name scenarios write.
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::NewReno => "newreno",
+            Recovery::Reno => "reno",
+        }
+    }
 }
 
 /// The window NewReno sets when a full acknowledgment ends fast recovery without SACK (RFC 6582 §3.2
@@ -133,6 +161,8 @@ pub struct TcpConfig {
     pub handshake: bool,
     pub recovery_timer: RecoveryTimer,
     pub partial_ack: PartialAck,
+    /// Fast recovery: NewReno / SACK (the default) or classic Reno (see [`Recovery`]).
+    pub recovery: Recovery,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
     /// How the sender spaces its packets when its controller does not pace (see [`Pacing`]).

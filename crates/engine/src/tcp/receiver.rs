@@ -154,7 +154,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CaIncrease, PartialAck, RecoveryTimer, RtoBounds};
+    use crate::tcp::{CaIncrease, PartialAck, Recovery, RecoveryTimer, RtoBounds};
 
     fn cfg(delayed: bool) -> TcpConfig {
         TcpConfig {
@@ -176,6 +176,7 @@ mod tests {
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
             partial_ack: PartialAck::Pipe,
+            recovery: Recovery::NewReno,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
             pacing: crate::tcp::Pacing::Off,

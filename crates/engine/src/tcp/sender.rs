@@ -26,6 +26,12 @@
 //!   one per further duplicate ACK; a partial ACK retransmits the next hole and deflates by the amount acked
 //!   minus one; a full ACK sets `cwnd = min(ssthresh, FlightSize + 1)` (step 6 option 1), or `ssthresh`
 //!   with `tcp.full_ack = "ssthresh"` (option 2; see [`FullAck`]).
+//! - **Classic Reno** (`tcp.recovery = "reno"`, RFC 5681 §3.2, ns-2's `Agent/TCP/Reno`; see [`Recovery`]):
+//!   entered and inflated as NewReno without SACK, but the first ACK of new data, partial or full, ends
+//!   recovery with `cwnd = ssthresh` and retransmits nothing; the recovery point is then forgotten, so the
+//!   next hole of the window is repaired by a new fast retransmit (three more duplicate ACKs, another
+//!   halving) or by the timeout. SACK blocks are ignored: the sender behaves as with `tcp.sack = false`
+//!   (`tcp.full_ack`, `tcp.partial_ack` and `tcp.recovery_timer` do not apply).
 //! - **Timeout** (RFC 6298, RFC 5681): `ssthresh` from the controller, `cwnd` = the loss window, every
 //!   unSACKed outstanding segment is marked lost and resent in order under `pipe < cwnd` (SACK information is
 //!   kept, as ns-3 does), the timer backs off.
@@ -56,7 +62,8 @@ use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, RecoveryTimer, TcpConfig,
+    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, Recovery, RecoveryTimer,
+    TcpConfig,
 };
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
@@ -133,6 +140,13 @@ pub struct Sender<C = AnyCc> {
     /// No new data from this time on (`NEVER`: runs to the end).
     stop_at: Time,
     pub stats: SenderStats,
+}
+
+/// Whether the sender uses SACK information: `tcp.sack`, except under classic Reno recovery, which has
+/// none (ns-2's `Agent/TCP/Reno`): its receiver's SACK blocks are ignored.
+#[inline(always)]
+fn uses_sack(cfg: &TcpConfig) -> bool {
+    cfg.sack && cfg.recovery == Recovery::NewReno
 }
 
 /// The hooks' view of a sender (built from its fields, so the controller can be borrowed mutably beside it).
@@ -283,12 +297,13 @@ impl<C: CongestionControl> Sender<C> {
             return; // outside the window: stale or invalid
         }
         let sacked_before = self.sb.sacked();
-        if cfg.sack {
+        let sack = uses_sack(cfg);
+        if sack {
             self.apply_sack(ack);
         }
         // RFC 6675 §2: with SACK, a duplicate ACK is one that SACKs data not SACKed before, whether or not
         // it also moves the cumulative ACK; RFC 5681's definition (no new data acknowledged) without.
-        let duplicate = if cfg.sack { self.sb.sacked() > sacked_before } else { ack.ack == self.snd_una };
+        let duplicate = if sack { self.sb.sacked() > sacked_before } else { ack.ack == self.snd_una };
         let newly_acked = ack.ack - self.snd_una;
         if newly_acked > 0 {
             let (sent_at, retransmitted) = self.sb.ack(newly_acked as usize);
@@ -319,7 +334,7 @@ impl<C: CongestionControl> Sender<C> {
             }
         } else if self.flight() > 0 && duplicate {
             self.dupacks += 1;
-            if self.phase == Phase::FastRecovery && !cfg.sack {
+            if self.phase == Phase::FastRecovery && !sack {
                 self.win.cwnd += 1.0;
             }
         }
@@ -351,6 +366,15 @@ impl<C: CongestionControl> Sender<C> {
                 self.grow(newly_acked, now, cfg);
             }
             Phase::Cwr => {}
+            Phase::FastRecovery if cfg.recovery == Recovery::Reno => {
+                // RFC 5681 §3.2 step 6: the first ACK of new data, partial or full, ends recovery and
+                // deflates the window; a hole left behind waits for three more duplicate ACKs (no recovery
+                // point holds them back now, as ns-2's Reno after a fast retransmit) or for the timer.
+                self.phase = Phase::Open;
+                self.win.cwnd = self.win.ssthresh;
+                self.recover = None;
+                self.recovery_end(now, cfg);
+            }
             Phase::FastRecovery if self.snd_una >= recover => {
                 self.phase = Phase::Open;
                 self.win.cwnd = match cfg.full_ack {
@@ -406,15 +430,16 @@ impl<C: CongestionControl> Sender<C> {
         if self.flight() == 0 {
             return;
         }
+        let sack = uses_sack(cfg);
         if matches!(self.phase, Phase::FastRecovery | Phase::TimeoutRecovery) {
-            if cfg.sack {
+            if sack {
                 self.sb.mark_lost_by_sack(cfg.dupack_threshold);
             }
             return;
         }
         let beyond_recover = self.recover.is_none_or(|r| self.snd_una >= r);
         // IsLost(snd_una): the first segment is unSACKed (else it would be acked), so all SACKed are above.
-        let sack_says_lost = cfg.sack && self.sb.sacked() >= cfg.dupack_threshold;
+        let sack_says_lost = sack && self.sb.sacked() >= cfg.dupack_threshold;
         if !(beyond_recover && (self.dupacks >= cfg.dupack_threshold || sack_says_lost)) {
             return;
         }
@@ -426,7 +451,7 @@ impl<C: CongestionControl> Sender<C> {
         // segments are out but the holes still count.
         self.congestion_signal(Signal::Loss, now, cfg);
         self.sb.mark_lost(0);
-        if cfg.sack {
+        if sack {
             self.sb.mark_lost_by_sack(cfg.dupack_threshold);
             self.head_retransmit_pending = true;
             self.win.cwnd = self.win.ssthresh;
@@ -518,7 +543,7 @@ impl<C: CongestionControl> Sender<C> {
             (self.win.cwnd.max(1.0) as u32, cfg.max_window) // truncation = floor for positive values
         };
         let pipe_mode =
-            self.phase == Phase::TimeoutRecovery || (cfg.sack && self.phase == Phase::FastRecovery);
+            self.phase == Phase::TimeoutRecovery || (uses_sack(cfg) && self.phase == Phase::FastRecovery);
         if pipe_mode {
             if std::mem::take(&mut self.head_retransmit_pending) && self.sb.next_lost() == Some(0) {
                 self.emit(self.snd_una, true, now, cfg, out);
@@ -645,6 +670,7 @@ mod tests {
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
             partial_ack: PartialAck::Pipe,
+            recovery: Recovery::NewReno,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
             pacing: Pacing::Off,
@@ -788,6 +814,133 @@ mod tests {
         s.on_ack(&ack(10, &[]), from_secs(0.2), &c, &mut out);
         assert_eq!(s.cwnd(), 5.0);
         assert_eq!(out.len(), 5, "option (2): the whole of ssthresh at once");
+    }
+
+    /// The ACKs of a window of ten segments, 0..=9, whose 0 and 5 are lost, each with the SACK blocks the
+    /// receiver sends (which only a SACK sender under `"newreno"` reads): eight duplicate ACKs of 0 (1..=4,
+    /// 6..=9 arrive), the partial ACK of 5 when the retransmission of 0 arrives, three duplicate ACKs of
+    /// 5 as the segments 10..=12 sent in recovery arrive.
+    fn two_losses_acks() -> (Vec<Ack>, Ack, Vec<Ack>) {
+        let mut first = (2..=5).map(|k| ack(0, &[(1, k)])).collect::<Vec<_>>();
+        first.extend((7..=10).map(|k| ack(0, &[(6, k), (1, 5)])));
+        let more = (11..=13).map(|k| ack(5, &[(6, k)])).collect();
+        (first, ack(5, &[(6, 10)]), more)
+    }
+
+    /// `tcp.recovery = "reno"`: the partial ACK of 5 ends recovery (cwnd = ssthresh = 5, nothing resent,
+    /// nothing sent with 8 in flight); the three duplicate ACKs of 5 that segments 10..=12 bring start a
+    /// second fast retransmit, a second halving (8 in flight: ssthresh 4), and its ACK ends that one too.
+    /// With `sack = true` the blocks are ignored: the same packets, the same windows.
+    #[test]
+    fn reno_leaves_recovery_at_a_partial_ack_and_fast_retransmits_again() {
+        for sack in [false, true] {
+            let c = TcpConfig { recovery: Recovery::Reno, ..cfg(sack, false) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            out.clear();
+            let (first, partial, more) = two_losses_acks();
+            for (i, a) in first.iter().enumerate() {
+                s.on_ack(a, from_secs(0.1) + i as u64, &c, &mut out);
+                if i == 2 {
+                    // The third: ssthresh = 10 / 2, segment 0 resent, cwnd = 5 + 3.
+                    assert_eq!(seqs(&mut out), vec![(0, true)]);
+                    assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 8.0));
+                }
+            }
+            // Five more inflate cwnd to 13: segments 10..=12.
+            assert_eq!(seqs(&mut out), vec![(10, false), (11, false), (12, false)]);
+            assert_eq!(s.cwnd(), 13.0);
+            s.on_ack(&partial, from_secs(0.2), &c, &mut out);
+            assert_eq!(seqs(&mut out), vec![], "sack {sack}: no retransmission of 5, 8 in flight > cwnd");
+            assert_eq!((s.ssthresh(), s.cwnd(), s.snd_una(), s.snd_nxt()), (5.0, 5.0, 5, 13));
+            assert_eq!(s.cc_state(), crate::trace::CcState::CongestionAvoidance, "recovery is over");
+            for (i, a) in more.iter().enumerate() {
+                s.on_ack(a, from_secs(0.3) + i as u64, &c, &mut out);
+            }
+            // The third duplicate ACK of 5: a second fast retransmit, ssthresh = 8 / 2, cwnd = 4 + 3.
+            assert_eq!(seqs(&mut out), vec![(5, true)]);
+            assert_eq!((s.ssthresh(), s.cwnd()), (4.0, 7.0));
+            s.on_ack(&ack(13, &[]), from_secs(0.4), &c, &mut out);
+            assert_eq!(seqs(&mut out), vec![(13, false), (14, false), (15, false), (16, false)]);
+            assert_eq!((s.ssthresh(), s.cwnd()), (4.0, 4.0));
+            let st = s.stats;
+            assert_eq!((st.fast_recoveries, st.timeouts, st.retransmits, st.sent), (2, 0, 2, 19));
+        }
+    }
+
+    /// The same window under `"newreno"` (without SACK): one recovery repairs both holes, the partial ACK
+    /// resending 5 (cwnd 13 − 5 + 1 = 9, so segment 13 too) and the full ACK of 13 ending it with cwnd =
+    /// min(ssthresh 5, 4 in flight + 1); one halving.
+    #[test]
+    fn newreno_repairs_both_losses_of_the_window_in_one_recovery() {
+        let c = cfg(false, false);
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        out.clear();
+        let (first, partial, more) = two_losses_acks();
+        for (i, a) in first.iter().enumerate() {
+            s.on_ack(a, from_secs(0.1) + i as u64, &c, &mut out);
+        }
+        assert_eq!(seqs(&mut out), vec![(0, true), (10, false), (11, false), (12, false)]);
+        s.on_ack(&partial, from_secs(0.2), &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(5, true), (13, false)]);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 9.0));
+        assert_eq!(s.cc_state(), crate::trace::CcState::FastRecovery);
+        for (i, a) in more.iter().enumerate() {
+            s.on_ack(a, from_secs(0.3) + i as u64, &c, &mut out);
+        }
+        // Still in recovery: each duplicate ACK inflates the window by one, a new segment each.
+        assert_eq!(seqs(&mut out), vec![(14, false), (15, false), (16, false)]);
+        s.on_ack(&ack(13, &[]), from_secs(0.4), &c, &mut out);
+        assert_eq!(seqs(&mut out), vec![(17, false)]);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 5.0));
+        let st = s.stats;
+        assert_eq!((st.fast_recoveries, st.timeouts, st.retransmits, st.sent), (1, 0, 2, 20));
+    }
+
+    /// A window of six, 0..=5, with 0 and 4 lost: four duplicate ACKs of 0 (1..=3, 5), the fourth
+    /// sending segment 6. Under `"reno"` the partial ACK of 4 ends recovery with cwnd = ssthresh = 3 and
+    /// 3 in flight; segment 6 brings a single duplicate ACK, too few, and the hole at 4 waits for the
+    /// timer (1 s after that partial ACK, which restarted it; no RTT sample since segment 0 was resent).
+    /// Under `"newreno"` the partial ACK resends 4 and the recovery ends without a timeout.
+    #[test]
+    fn reno_recovers_a_second_loss_by_timeout_when_too_few_duplicate_acks_come() {
+        for recovery in [Recovery::Reno, Recovery::NewReno] {
+            let c = TcpConfig { recovery, initial_window: 6.0, ..cfg(false, false) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            out.clear();
+            for (i, k) in [2, 3, 4].into_iter().enumerate() {
+                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + i as u64, &c, &mut out);
+            }
+            assert_eq!((s.ssthresh(), s.cwnd()), (3.0, 6.0));
+            s.on_ack(&ack(0, &[(5, 6), (1, 4)]), from_secs(0.11), &c, &mut out);
+            assert_eq!(seqs(&mut out), vec![(0, true), (6, false)]);
+            let at = from_secs(0.2);
+            s.on_ack(&ack(4, &[(5, 6)]), at, &c, &mut out);
+            s.on_ack(&ack(4, &[(5, 7)]), from_secs(0.3), &c, &mut out);
+            if recovery == Recovery::NewReno {
+                // Partial ACK: 4 resent, cwnd 7 - 4 + 1 = 4, segment 7; the duplicate ACK inflates: 8.
+                assert_eq!(seqs(&mut out), vec![(4, true), (7, false), (8, false)]);
+                s.on_ack(&ack(7, &[]), from_secs(0.4), &c, &mut out);
+                // Full ACK: cwnd = min(ssthresh 3, 2 in flight + 1).
+                assert_eq!((s.ssthresh(), s.cwnd()), (3.0, 3.0));
+                assert_eq!(seqs(&mut out), vec![(9, false)]);
+                assert_eq!((s.stats.fast_recoveries, s.stats.timeouts), (1, 0));
+                continue;
+            }
+            assert_eq!(seqs(&mut out), vec![], "3 in flight = cwnd, one duplicate ACK only");
+            assert_eq!((s.ssthresh(), s.cwnd(), s.snd_una(), s.snd_nxt()), (3.0, 3.0, 4, 7));
+            assert_eq!(s.next_deadline(), at + from_secs(1.0));
+            s.on_timer(s.next_deadline(), &c, &mut out);
+            // Timeout: ssthresh = max(3 in flight / 2, 2), cwnd = 1, segment 4 resent.
+            assert_eq!(seqs(&mut out), vec![(4, true)]);
+            assert_eq!((s.ssthresh(), s.cwnd()), (2.0, 1.0));
+            assert_eq!((s.stats.fast_recoveries, s.stats.timeouts, s.stats.retransmits), (1, 1, 2));
+        }
     }
 
     /// `tcp.recovery_timer`: with holes at 0, 2 and 4, the partial ACKs of 2 and 4 both restart the timer
