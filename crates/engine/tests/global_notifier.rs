@@ -34,6 +34,15 @@ fn conserves_packets_and_never_drops_early() {
     assert!(!port.drop_reasons.contains_key("early"), "{:?}", port.drop_reasons);
     assert_eq!(port.marks, r.flows.iter().map(|f| f.marks).sum::<u64>());
     assert!(r.summary.utilization > 0.9, "{}", r.summary.utilization);
+    // The per-firing counts: every notify mark belongs to one firing, and a firing marks several flows.
+    let st = &port.queue_state;
+    let events = st["notify_events"];
+    assert!(events > 0.0);
+    let marked = (st["notify_packets_mean"] * events).round() as u64;
+    assert_eq!(marked, port.mark_reasons["notify"]);
+    assert!(st["notify_flows_max"] >= 2.0 && st["notify_flows_max"] <= 200.0, "{st:?}");
+    assert!(st["notify_flows_mean"] <= st["notify_packets_mean"]);
+    assert!(st["notify_flows_max"] <= st["notify_packets_max"]);
 }
 
 #[test]

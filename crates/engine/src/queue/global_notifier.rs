@@ -30,6 +30,13 @@
 //!
 //! Thresholds: the paper uses `min_th ≈ 2/3·max_th` and gives no absolute values; the defaults are 10 and
 //! 15 packets. The buffer walk costs O(queue length) per firing, with no per-flow state.
+//!
+//! Per firing, GN counts the packets it marks (the arrival and the queued ones not yet CE) and the distinct
+//! flows among them, for the paper's "notifies up to 45% of flows simultaneously" (§1). The port's
+//! `queue_state` reports, over the run: `notify_events` (firings), `notify_packets_mean`/`_max` (packets
+//! marked per firing) and `notify_flows_mean`/`_max` (distinct flows marked per firing; divided by the
+//! number of flows, the share of the flows one firing notifies). Counting sorts the firing's flow
+//! numbers: no per-flow state either.
 
 use super::red::{AboveMax, CountRule, RedCore, RedDecision, RedTest};
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
@@ -38,6 +45,7 @@ use crate::scenario::{check, err, finite_range, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// The reason GN's marks are counted under.
 pub const NOTIFY: Reason = Reason("notify");
@@ -99,16 +107,70 @@ impl Default for Spec {
     }
 }
 
+/// What the firings marked, over the run (see the module's notes).
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct NotifyStats {
+    pub events: u64,
+    pub packets_sum: u64,
+    pub packets_max: u64,
+    pub flows_sum: u64,
+    pub flows_max: u64,
+}
+
+impl NotifyStats {
+    fn add(&mut self, packets: u64, flows: u64) {
+        self.events += 1;
+        self.packets_sum += packets;
+        self.packets_max = self.packets_max.max(packets);
+        self.flows_sum += flows;
+        self.flows_max = self.flows_max.max(flows);
+    }
+
+    fn report(&self, out: &mut BTreeMap<String, f64>) {
+        let n = self.events.max(1) as f64;
+        out.insert("notify_events".into(), self.events as f64);
+        out.insert("notify_packets_mean".into(), self.packets_sum as f64 / n);
+        out.insert("notify_packets_max".into(), self.packets_max as f64);
+        out.insert("notify_flows_mean".into(), self.flows_sum as f64 / n);
+        out.insert("notify_flows_max".into(), self.flows_max as f64);
+    }
+}
+
 pub struct GlobalNotifier {
     red: RedCore,
     fifo: Fifo,
     limit: Limit,
     not_ect: NotEct,
+    stats: NotifyStats,
+    /// The flow numbers one firing marked (reused between firings).
+    scratch: Vec<u32>,
 }
 
 impl GlobalNotifier {
     pub fn new(test: RedTest, limit: Limit, not_ect: NotEct, rng: crate::rng::Rng) -> Self {
-        GlobalNotifier { red: RedCore::new(test, rng), fifo: Fifo::default(), limit, not_ect }
+        GlobalNotifier {
+            red: RedCore::new(test, rng),
+            fifo: Fifo::default(),
+            limit,
+            not_ect,
+            stats: NotifyStats::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// What the firings so far marked.
+    pub fn notify_stats(&self) -> &NotifyStats {
+        &self.stats
+    }
+
+    /// Count one firing: the marks `fx` gained since it held `before` of them.
+    fn count_firing(&mut self, fx: &QueueEffects, before: usize) {
+        self.scratch.clear();
+        self.scratch.extend(fx.marks[before..].iter().map(|m| m.0));
+        let packets = self.scratch.len() as u64;
+        self.scratch.sort_unstable();
+        self.scratch.dedup();
+        self.stats.add(packets, self.scratch.len() as u64);
     }
 
     /// The current average queue, packets.
@@ -172,12 +234,15 @@ impl QueueDisc for GlobalNotifier {
             return fx.drop(pkt, reason::OVERFLOW);
         }
         if decision == RedDecision::Early {
+            let before = fx.marks.len();
             if pkt.ecn == Ecn::NotEct && self.not_ect == NotEct::Drop {
                 self.notify_buffer(fx);
+                self.count_firing(fx, before);
                 return fx.drop(pkt, reason::EARLY);
             }
             fx.mark(&mut pkt, NOTIFY);
             self.notify_buffer(fx);
+            self.count_firing(fx, before);
         }
         pkt.enqueued_at = now;
         self.fifo.push(pkt);
@@ -200,6 +265,9 @@ impl QueueDisc for GlobalNotifier {
     }
     fn capacity(&self) -> Option<Limit> {
         Some(self.limit)
+    }
+    fn report(&self, out: &mut BTreeMap<String, f64>) {
+        self.stats.report(out);
     }
 }
 
@@ -260,6 +328,54 @@ mod tests {
         gn.enqueue(pkt(8, 0, Ecn::Ect), 0, &mut fx);
         assert_eq!(fx.marks, vec![(8, NOTIFY)]);
         assert_eq!(gn.len(), 9);
+    }
+
+    #[test]
+    fn each_firing_counts_its_marked_packets_and_distinct_flows() {
+        let mut gn = always_firing();
+        let queued =
+            [(0, 0, Ecn::Ect), (0, 1, Ecn::Ect), (1, 0, Ecn::Ect), (2, 0, Ecn::Ce), (3, 0, Ecn::NotEct)];
+        for &(f, s, e) in &queued {
+            gn.fifo.push(pkt(f, s, e));
+        }
+        let mut fx = QueueEffects::default();
+        // The first arrival above min_th only sets count = 1: no firing, nothing counted.
+        gn.enqueue(pkt(1, 1, Ecn::Ect), 0, &mut fx);
+        assert_eq!(gn.notify_stats().events, 0);
+        // The next fires: the arrival (flow 4) and the ECT packets of flows 0, 0, 1, 1 are marked: five
+        // packets of three distinct flows (flow 2 is CE already, flow 3 Not-ECT).
+        gn.enqueue(pkt(4, 0, Ecn::Ect), 0, &mut fx);
+        let st = gn.notify_stats().clone();
+        assert_eq!((st.events, st.packets_max, st.flows_max), (1, 5, 3));
+        assert_eq!(fx.marks.len() as u64, st.packets_sum);
+        // It fires again at once: only the arrival is new, one packet of one flow.
+        gn.enqueue(pkt(4, 1, Ecn::Ect), 0, &mut fx);
+        let mut out = BTreeMap::new();
+        gn.report(&mut out);
+        assert_eq!(out["notify_events"], 2.0);
+        assert_eq!((out["notify_packets_mean"], out["notify_packets_max"]), (3.0, 5.0));
+        assert_eq!((out["notify_flows_mean"], out["notify_flows_max"]), (2.0, 3.0));
+        assert_eq!(fx.marks.len() as u64, gn.notify_stats().packets_sum);
+        // A Not-ECT arrival dropped early still notifies the buffer: a firing with its marks counted.
+        let mut gn = always_firing();
+        gn.not_ect = NotEct::Drop;
+        let mut fx = QueueEffects::default();
+        for s in 0..3 {
+            gn.enqueue(pkt(s, 0, Ecn::Ect), 0, &mut fx);
+        }
+        gn.enqueue(pkt(9, 0, Ecn::NotEct), 0, &mut fx);
+        let st = gn.notify_stats();
+        assert_eq!((st.events, st.packets_sum, st.flows_max), (1, 3, 3));
+        assert_eq!(fx.drops.len(), 1);
+    }
+
+    #[test]
+    fn a_run_without_firings_reports_zeros() {
+        let gn = always_firing();
+        let mut out = BTreeMap::new();
+        gn.report(&mut out);
+        assert!(out.values().all(|&v| v == 0.0), "{out:?}");
+        assert_eq!(out.len(), 5);
     }
 
     #[test]
