@@ -1,60 +1,74 @@
 """Tsioliaridou & Tsaoussidis, "On the properties of system-wide responsive behavior" (Global Notifier):
-the notification test (Fig. 3), system throughput and goodput from 160 to 300 flows (Figs. 4-5), the fairness
-and smoothness metrics of its §4.1 (Figs. 6-13), flows leaving mid-run (Figs. 14-15) and diverse RTTs (Figs.
-17-18), with the note's claims T1-T12 (``../shared/papers/tsioliaridou_global_notifier.md``, §3-§5).
+the notification test (Sec. 4.2.1, Fig. 3), system throughput and goodput from 160 to 300 flows (Sec. 4.2.2,
+Figs. 4-5), the fairness and smoothness metrics of its Sec. 4.1 (Figs. 6-13), flows leaving mid-run (Sec.
+4.2.5, Figs. 14-15) and diverse RTTs (Sec. 4.2.6, Figs. 17-18), as claims T1-T12.
 
-The senders are the engine's NewReno ("TCP-Reno") and the ``aimd`` controller as TCP(0.9, 0.675) with ns-2's
-first-decrease halving; the routers are ``red`` (ns-2's automatic configuration, dropping or ECN-marking) and
-``global-notifier`` (the same average and probability, min_th = 2/3 max_th, marking the arrival and the whole
-buffer). The metrics of eqs. (5)-(10) are computed from the engine's per-flow cwnd series (sampled every
-0.01 s, as the paper does) and per-flow totals; the notification times from runs cut at successive instants
-(the engine is deterministic, so a run stopped at t is the first t seconds of a longer one).
+The senders are classic Reno (``tcp.recovery = "reno"``, no SACK: ns-2's ``Agent/TCP/Reno``, the paper's
+"TCP-Reno") and the ``aimd`` controller as TCP(0.9, 0.675) over the same recovery; the routers are ``red``
+(ns-2's automatic configuration, dropping or ECN-marking) and ``global-notifier`` (the same average and
+probability, min_th = 2/3 max_th, marking the arrival and the whole buffer). The discipline counts, per
+firing, the packets it marks and the distinct flows among them (the port's ``queue_state``), which T2 reads.
+The metrics of eqs. (5)-(10) are computed from the engine's per-flow cwnd series (sampled every 0.01 s, as
+the paper does) and per-flow totals; the notification times from the event trace of the router's marks and
+drops (first signal per flow).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from bufferlab.reproduce.claims import Claim, Estimate, Verdict, estimate, judge
+from bufferlab.reproduce.claims import (
+    Claims,
+    Context,
+    Estimate,
+    Outcome,
+    Reading,
+    Test,
+    between,
+    estimate,
+    exact,
+    ge,
+    gt,
+    le,
+    lt,
+    paired_difference,
+    ratio,
+)
 from bufferlab.reproduce.runner import Task
 
 NAME = "global-notifier"
 TITLE = ("Tsioliaridou & Tsaoussidis, \"On the properties of system-wide responsive behavior\" (Global "
-         "Notifier; note `tsioliaridou_global_notifier.md`)")
+         "Notifier)")
 
 RATE = 40e6            # bottleneck, b/s
 DELAY = 0.02           # bottleneck one-way propagation, s
 RTT = 0.1              # every flow's base RTT in the dumbbell, s
 PACKET = 1000          # bytes on the wire; 960 of payload
 PAYLOAD = 960
-BUFFER = int(round(RATE * RTT / (8 * PACKET)))   # the BDP: 500 packets
-NS2_MEAN_PKTSIZE = 500  # ns-2's Queue/RED mean_pktsize_ default, which its automatic thresholds use
+NS2_MEAN_PKTSIZE = 500  # ns-2's Queue/RED mean_pktsize_ default: its automatic thresholds and ptc use it
 SAMPLE = 0.01          # the paper's cwnd sampling interval, s
 START_SPREAD = 2.0     # all senders start within the first 2 s
 T0 = START_SPREAD      # eq. (7)'s averages run from t0, when every flow has started
+DURATION = 100.0       # "Simulation time is fixed to 100 seconds"
+WARMUP = 10.0
 FLOWS = list(range(160, 301, 20))
-FLOWS_QUICK = [160, 200, 240, 300]
 E1_FLOWS = 200
+E1_DURATION = 30.0     # E1's runs: the first 30 s, the router's marks and drops traced
 LEAVING = [30, 60, 90, 120, 150]
-LEAVING_QUICK = [30, 90, 150]
 HETERO_RTT = ("40ms", "160ms")
-E1_TIMES = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0,
-            10.0, 12.0, 15.0, 20.0]
-E1_TIMES_QUICK = [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 10.0, 15.0]
-E1_SEED_FACTOR = 3     # E1's runs are short; three times the seeds steady its tail statistic
-#: E1 again under RED's other parameter readings (the sensitivity tables), on a coarser grid from 2 s.
-E1_VARIANTS: Dict[str, Dict[str, Any]] = {"thresholds from 1000-B packets": {"mean_pktsize": PACKET},
-                                          "w_q = 0.002": {"weight": 0.002}}
-E1_VARIANT_TIMES = [2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0]
-E1_VARIANT_TIMES_QUICK = [2.0, 3.0, 4.0, 6.0, 10.0, 15.0]
 SLOTS = (0.01, 0.1, 1.0)
+RATES = (20e6, 60e6, 100e6)   # the link-rate readings (40 Mb/s is the principal)
+RATE_FLOWS = (160, 220, 300)
+READING_FLOWS_QUICK = (160, 200, 300)   # the E2 readings in quick mode (T8 reads 200 flows)
+CURVE = np.round(np.arange(0.0, E1_DURATION + 1e-9, 0.1), 1)   # Fig. 3's time grid, s
 
-#: The paper's configurations (note §2.2) and the RED/ECN variant: sender, router, ECN.
+#: The paper's configurations and the RED/ECN variant: sender, router, ECN.
 CONFIGS: Dict[str, Tuple[str, str, bool]] = {
     "red": ("reno", "red", False),          # TCP-Reno + RED, the paper's baseline (drops)
     "red-ecn": ("reno", "red", True),       # TCP-Reno (ECN) + RED/ECN: the same test, the arrival marked
@@ -64,75 +78,107 @@ CONFIGS: Dict[str, Tuple[str, str, bool]] = {
 LABELS = {"red": "TCP-Reno + RED", "red-ecn": "TCP-Reno + RED/ECN", "reno-gn": "TCP-Reno + GN",
           "aimd-gn": "TCP(0.9, 0.675) + GN"}
 PAPER_CONFIGS = ("red", "reno-gn", "aimd-gn")
+GN_CONFIGS = ("reno-gn", "aimd-gn")
 
-CLAIMS = [
-    Claim("T1", "E1, N = 200: GN has notified every flow by t ≈ 2 s, RED only by t ≈ 8 s (GN ≤ ¼–⅓ of RED)",
-          "2 s vs 8 s"),
-    Claim("T2", "Largest share of distinct flows marked by one GN marking event ≈ 45 %; RED 1 flow per event",
-          "≈ 45 %; 1"),
-    Claim("T3", "E2, TCP-Reno + RED, N 160 → 300: goodput does not rise with throughput; short of capacity "
-          "in goodput", "qualitative"),
-    Claim("T4", "E2: TCP-Reno + GN underutilises the link at N = 160–220 and reaches capacity at larger N",
-          "qualitative"),
-    Claim("T5", "E2: TCP(0.9, 0.675) + GN never underutilises over 160–300; goodput/throughput ≥ RED's, "
-          "strictly higher at high N", "qualitative"),
-    Claim("T6", "E3: time-averaged Jain index (eq. 5) of TCP(0.9, 0.675) + GN above TCP-Reno + RED, max and "
-          "min too; the gap opens after t ≈ 2 s", "higher; gap after 2 s"),
-    Claim("T7", "E3: WorstCaseFairness (eq. 6) with GN exceeds that with RED", "higher"),
-    Claim("T8", "E4: MaxAvgCwndDeviation (eq. 7) and MaxCwndDeviation (eq. 8) with GN ≈ 0.5× RED's "
-          "(\"almost doubles smoothness\")", "≈ 0.5×"),
-    Claim("T9", "E5: 300 flows, 30/60/90/120/150 leave: GN keeps throughput/goodput at or above RED's",
-          "GN ≥ RED"),
-    Claim("T10", "E6: with heterogeneous RTTs GN's comparison with RED is qualitatively that of E2",
-          "same comparison"),
-    Claim("T11", "Under GN fairness and smoothness improve together: a higher Jain index is not bought with "
-          "larger cwnd deviations", "qualitative"),
-    Claim("T12", "GN makes no early drops, only forced ones (full buffer, avg ≥ 2·max_th): far fewer drops "
-          "and retransmissions than RED", "0 early; far fewer"),
-]
+
+@dataclass(frozen=True)
+class Setting:
+    """What the paper leaves open: the TCP ("reno": classic Reno recovery without SACK; "newreno-sack"),
+    RED's units ("bytes": ns-2 from Oct. 2004, the queue and thresholds in bytes of 500-B mean packets;
+    "packets": ns-2 before), GN's max_th (None: RED's) and the bottleneck rate."""
+
+    tcp: str = "reno"
+    red: str = "bytes"
+    gn_max_th: Optional[float] = None
+    rate: float = RATE
+
+
+BASE = Setting()
+NEWRENO = Setting(tcp="newreno-sack")
+RED_PACKETS = Setting(red="packets")
+#: GN's thresholds as high as the buffer allows: the forced-drop line 2·max_th at the buffer (the BDP).
+GN_HIGH = Setting(gn_max_th=RATE * RTT / (8 * PACKET) / 2)
+
+PRINCIPAL = ("ns-2 defaults of 2005 (RED gentle, automatic thresholds, queue in bytes), TCP-Reno with "
+             "classic Reno recovery and no SACK, 40 Mb/s with 100-ms RTTs")
+#: The other readings, as the claims tables name them.
+R_NEWRENO = "TCP: NewReno with SACK (RFC 6675)"
+R_PACKETS = "RED in packets (ns-2 before Oct. 2004: thresholds 25/75 packets, max_p 0.1)"
+R_GN_HIGH = "GN thresholds as high as the buffer allows (2·max_th = buffer: 167/250 packets)"
+R_ECN = "RED/ECN baseline (RED's test marking the arrival)"
+R_DROPPING = "dropping RED baseline (the paper's Sec. 4.2.2 comparison)"
+R_ANY = "every router signal counts (marks and drops of any reason)"
+
+
+def rate_reading(rate: float) -> str:
+    return f"bottleneck {rate / 1e6:g} Mb/s (BDP {rate * RTT / (8 * PACKET):.0f} packets)"
+
 
 CHOICES = [
-    f"Dumbbell: bottleneck {RATE / 1e6:g} Mb/s with {DELAY * 1e3:g} ms one-way delay, every flow's base RTT "
-    f"{RTT * 1e3:g} ms (Fig. 2's senders and receivers on equal links), {PACKET}-byte packets (ns-2's "
-    f"packetSize_), buffer = BDP = {BUFFER} packets. The paper gives no rate or delay; the note asks for "
-    "\"high contention\", a per-flow share of a few packets: the BDP per flow is 3.1 packets at 160 flows "
-    "and 1.7 at 300 (the cliff, BDP + buffer, 6.3 to 3.3). The sensitivity tables show 20, 60 and 100 Mb/s.",
-    "RED as ns-2 configures it by default since 2001 (thresh_ = maxthresh_ = 0, q_weight_ = -1, "
-    "targetdelay_ 5 ms, mean_pktsize_ 500 B, linterm_ 10, gentle_, wait_): min_th = max(5, 0.005·ptc/2) = "
-    "25, max_th = 3·min_th = 75 packets, w_q = 1 − exp(−1/(10·0.1 s·ptc)) = 1.0e-4, max_p 0.1, ptc = C / "
-    "(8·500 B). GN keeps that average, weight, max_p and max_th and takes min_th = 2/3·max_th = 50 (the "
-    "paper's narrower band); gentle p_b up to 2·max_th, forced drops above. The sensitivity tables show "
-    "the classic w_q = 0.002, thresholds computed from 1000-byte packets (ns-2 with mean_pktsize_ set to "
-    "the packet size: 12.5/37.5, GN 25/37.5) and thresholds ×3, and E1 again under the first two.",
-    "\"TCP-Reno\" is the engine's NewReno with SACK (RFC 6675 recovery), initial window 2, no delayed ACKs, "
-    "minimum RTO 200 ms; TCP(0.9, 0.675) is `aimd` with increase 0.9, decrease 0.675 from cwnd and ns-2's "
-    "first-decrease halving (`ns2_halving`); ECN senders reduce at most once per RTT (ns-2's "
-    "TcpAgent::ecn()). Without SACK, the slow-start overshoot of 160–300 flows leaves NewReno (RFC 6582) "
-    "flows in recoveries of tens of seconds with dupACK-inflated windows of thousands of packets, which "
-    "dominate the cwnd-based metrics; the sensitivity table shows the runs without SACK.",
-    "The paper's baseline drops (\"RED-triggered packet drops; GN applies marking instead\"): TCP-Reno + "
-    "RED is dropping RED. RED/ECN with ECN Reno (the same test, only the arrival marked) is shown beside it "
-    "and is E1's baseline, since notification of incipient congestion is the AQM's own signal and the "
-    "engine records marks per flow but not drops per flow by reason.",
-    "Flows start uniformly over [0, 2] s; 100 s runs, statistics over [10, 100] s (warm-up 10 s). "
-    "Throughput = payload delivered to the receivers, retransmissions included; goodput = new in-order "
-    "payload (both summed over the flows, Mb/s); utilization = the bottleneck's busy fraction.",
-    "E1: a flow is notified when the router first marks one of its packets (the router's clock; the "
-    "sender reacts about a queueing delay plus half an RTT later). The notified counts come from runs cut "
-    "at each instant of a time grid (0.25 s steps to 3 s, then coarser to 20 s), with the start times "
-    "drawn once per seed (a start after the cut is moved to the cut); E1 uses three times the seeds.",
+    "TCP-Reno is classic Reno: the paper runs \"TCP-Reno\" in \"the *ns* network simulator\" (Sec. 4.2, "
+    "4.2.2), ns-2's Agent/TCP/Reno, whose fast recovery ends at the first new ACK and which has no SACK: "
+    "`tcp.recovery = \"reno\"`, `sack = false`, initial window 2 (ns-2's windowInit_ since 2001), minimum "
+    "RTO 200 ms (ns-2's minrto_ since 2004), no delayed ACKs (TCPSink). TCP(0.9, 0.675) is `aimd` with "
+    "increase 0.9 and decrease 0.675 from cwnd (\"increasing and decreasing the window with a factor of 0.9 "
+    "and 0.675\", Sec. 1) over the same recovery, with ns-2's first-decrease halving (`ns2_halving`); ECN "
+    "senders reduce at most once per RTT (ns-2's TcpAgent::ecn()). Reading: NewReno with SACK (the "
+    "engine's default, this reproduction's earlier choice). ns-2's receiver window (window_ 20) is not "
+    "modelled.",
+    f"RED is ns-2's default configuration of the paper's time (the paper says only \"classic RED\", Sec. "
+    "4, and \"we keep p_a as in RED\", Sec. 3.1; its funding, PENED 2003, and its latest reference, 2003, "
+    "place the runs in ns-2.28 or later, Feb. 2005 on): gentle_, wait_, automatic thresholds (thresh_ = "
+    "maxthresh_ = 0: min_th = max(5, targetdelay 5 ms · ptc / 2) = 25 and max_th = 3·min_th = 75 mean-size "
+    "packets of mean_pktsize_ 500 B, ptc = C / (8·500 B)), q_weight_ = -1 (w_q = 1 − exp(−1/(10·0.1 s·ptc)) "
+    "= 1.0e-4), linterm_ 10 (max_p 0.1), and since Oct. 2004 queue_in_bytes_ and bytes_: the average and "
+    f"the thresholds in bytes (12.5 and 37.5 of our {PACKET}-byte packets) and the probability scaled by "
+    f"size / mean_pktsize_ = {PACKET / NS2_MEAN_PKTSIZE:g} (max_p 0.2 here; the gentle line above max_th "
+    "is then 0.2 + 0.8·x where ns-2's is 2·(0.1 + 0.9·x), capped at 1). Reading: the packet-mode defaults "
+    "of ns-2.27 and before (25/75 packets, max_p 0.1), this reproduction's earlier choice. Not modelled: "
+    "ns-2 RED/ECN drops instead of marking above max_th (use_mark_p_), and its byte-mode buffer of "
+    "queue-limit × 500 B.",
+    "GN keeps RED's average, weight, max_p and max_th and takes min_th = 2/3·max_th (\"a good value for "
+    "the min_th is around 2/3 of the max_th\" and \"a higher value for min_th could assist in avoiding "
+    "link under-utilization\", Sec. 3.1): 25 and 37.5 packets; gentle p_b up to 2·max_th, forced drops "
+    "above (\"the current average queue size has exceeded the 2·max_th the packet is being discarded\"). "
+    "The paper gives no absolute thresholds (\"the values of max_th − min_th are reconsidered\"); reading: "
+    "thresholds as high as the buffer allows, the forced-drop line 2·max_th at the buffer (min_th 167, "
+    "max_th 250 packets), after the same words.",
+    f"Dumbbell: bottleneck {RATE / 1e6:g} Mb/s with {DELAY * 1e3:g} ms one-way delay, every flow's base "
+    f"RTT {RTT * 1e3:g} ms, {PACKET}-byte packets (ns-2's packetSize_), buffer = BDP (\"The queue buffer "
+    "size is set based on the Bandwidth X Delay product\", Sec. 4.2) = 500 packets. The paper gives no "
+    "rate and no delay: \"a scenario of high contention\" (Sec. 4.2.2) is read as a per-flow share of a "
+    "few packets (the BDP per flow is 3.1 packets at 160 flows and 1.7 at 300). Its one hint, \"0.01 sec, "
+    "a time-slot scale that corresponds to 2-3 RTTs\" (Sec. 4.1), would make the RTT 3-5 ms: at any rate "
+    "we can run, 160-300 flows would then hold a fraction of a packet each and the link could never be "
+    "under-utilized, which the paper's own Sec. 4.2.2 reports; so the RTT is ours. Readings: 20, 60 and "
+    "100 Mb/s (BDP per flow ×0.5, ×1.5, ×2.5) at 160, 220 and 300 flows.",
+    "The paper's baseline drops (\"RED-triggered packet drops. GN applies marking instead\", Sec. 4.2.2): "
+    "TCP-Reno + RED is dropping RED. RED/ECN with ECN Reno (the same test, only the arrival marked) runs "
+    "beside it: the reading for T1 and T7, and T12's baseline.",
+    "Flows start uniformly over [0, 2] s (\"all senders start transmitting packets within the first 2 "
+    "seconds\", Sec. 4.2); 100-s runs (\"Simulation time is fixed to 100 seconds\"), statistics over [10, "
+    "100] s. Throughput = payload delivered to the receivers, retransmissions included; goodput = new "
+    "in-order payload (both summed over the flows, Mb/s); utilization = the bottleneck's busy fraction.",
+    "E1 (\"how long it takes with RED and with GN to notify all flows about incipient congestion\", Sec. "
+    "4.2.1): a flow is notified when the router first gives it an early signal, RED's test (a GN mark, a "
+    "RED early drop or mark), read from the router's event trace of 30-s runs (the router's clock); "
+    "forced and overflow drops are the congestion itself, not its incipient notice. Reading: every signal "
+    "counts, marks and drops of any reason. TCP-Reno on both routers (E1 precedes the change of AIMD "
+    "parameters in Sec. 4.2.2).",
+    "T2 (\"notifies up to 45% of flows simultaneously\", Sec. 1): the distinct flows whose packets one GN "
+    "firing marks, over the number of flows; the largest over the run, the paper's 160-300 flows and both "
+    "GN senders, per seed.",
     "ShortTermFairness (eq. 5) takes x_i(t) = flow i's mean cwnd over the slot: the engine keeps no per-flow "
     "throughput per slot, and with equal base RTTs and one shared queue the rate cwnd/RTT differs from cwnd "
     "by a factor common to all flows, which Jain's index ignores. Only flows that have started count. The "
-    "slot is 0.01 s (the paper's sampling interval; 0.1 and 1 s in the sensitivity table); its max and min "
-    "are those of the 1-s averages over [10, 100] s.",
-    "WorstCaseFairness (eq. 6) uses the flows' whole-run throughputs. Eq. (7)'s averages awnd_i run from "
-    "t0 = 2 s; both deviations (eqs. 7, 8) are time-averaged over [10, 100] s for the claims.",
+    "slot is 0.01 s (the paper's sampling interval); its max and min are those of the 1-s averages over "
+    "[10, 100] s. WorstCaseFairness (eq. 6) uses the flows' whole-run throughputs. Eq. (7)'s averages "
+    "awnd_i run from t0 = 2 s; both deviations (eqs. 7, 8) are time-averaged over [10, 100] s.",
     "E5: the departing flows stop at 50 s (the paper gives no time); throughput and goodput over [50, 100] "
     "s. E6: base RTTs uniform in [40, 160] ms (mean 100 ms, the E2 BDP; Fig. 16's topology is not "
     "described).",
-    "Quick mode: 50-s runs (E5's departures at 25 s), 160/200/240/300 flows, a coarser E1 grid, E1 under "
-    "one other RED reading, the link-rate sensitivity at 100 Mb/s only.",
+    "Quick mode runs the principal design unchanged (the same scenarios, durations and points, fewer "
+    "seeds); the other readings at 160, 200 and 300 flows only, the link rates at 160 and 300.",
 ]
 
 
@@ -141,71 +187,84 @@ CHOICES = [
 
 def ns2_red_auto(rate_bps: float, delay_s: float,
                  mean_pktsize: float = NS2_MEAN_PKTSIZE) -> Tuple[float, float, float]:
-    """ns-2's automatic RED configuration (``queue/red.cc`` initialize_params): (min_th, max_th, w_q)."""
+    """ns-2's automatic RED configuration (``queue/red.cc`` initialize_params), in mean-size packets:
+    (min_th, max_th, w_q)."""
     ptc = rate_bps / (8.0 * mean_pktsize)
     min_th = max(5.0, 0.005 * ptc / 2.0)
     rtt = max(0.1, 3.0 * (delay_s + 1.0 / ptc))
     return min_th, 3.0 * min_th, 1.0 - math.exp(-1.0 / (10.0 * rtt * ptc))
 
 
-def queue(router: str, ecn: bool, *, rate_bps: float = RATE, buffer: int = BUFFER,
-          weight: Optional[float] = None, mean_pktsize: float = NS2_MEAN_PKTSIZE,
-          th_scale: float = 1.0) -> Dict[str, Any]:
-    """The bottleneck's discipline: RED (dropping or marking) or GN with min_th = 2/3 max_th; ``th_scale``
-    multiplies both thresholds."""
-    min_th, max_th, w = ns2_red_auto(rate_bps, DELAY, mean_pktsize)
-    min_th, max_th = min_th * th_scale, max_th * th_scale
-    q: Dict[str, Any] = {"limit": int(buffer), "max_th": max_th, "weight": weight if weight else w,
-                         "mean_pktsize": f"{mean_pktsize:g}B"}
+def red_parameters(setting: Setting) -> Dict[str, float]:
+    """RED's thresholds (in our packets), weight and max_p under ``setting``'s units: ns-2's byte mode
+    counts a 1000-B packet as two mean-size packets in the thresholds and doubles its probability."""
+    lo, hi, w = ns2_red_auto(setting.rate, DELAY)
+    if setting.red == "bytes":
+        scale = NS2_MEAN_PKTSIZE / PACKET
+        return {"min_th": lo * scale, "max_th": hi * scale, "weight": w,
+                "max_p": min(1.0, 0.1 * PACKET / NS2_MEAN_PKTSIZE)}
+    if setting.red == "packets":
+        return {"min_th": lo, "max_th": hi, "weight": w, "max_p": 0.1}
+    raise ValueError(f"RED units {setting.red!r}")
+
+
+def buffer_packets(rate_bps: float) -> int:
+    """The BDP in packets: the buffer."""
+    return int(round(rate_bps * RTT / (8 * PACKET)))
+
+
+def queue(router: str, ecn: bool, setting: Setting = BASE) -> Dict[str, Any]:
+    """The bottleneck's discipline: RED (dropping or marking) or GN with min_th = 2/3 max_th."""
+    p = red_parameters(setting)
+    q: Dict[str, Any] = {"limit": buffer_packets(setting.rate), "weight": p["weight"], "max_p": p["max_p"],
+                         "mean_pktsize": f"{NS2_MEAN_PKTSIZE}B"}
     if router == "red":
-        return {"discipline": "red", "min_th": min_th, "ecn": ecn, **q}
-    return {"discipline": "global-notifier", "min_th": 2.0 * max_th / 3.0, **q}
+        return {"discipline": "red", "min_th": p["min_th"], "max_th": p["max_th"], "ecn": ecn, **q}
+    max_th = p["max_th"] if setting.gn_max_th is None else setting.gn_max_th
+    return {"discipline": "global-notifier", "min_th": 2.0 * max_th / 3.0, "max_th": max_th, **q}
 
 
-def sender(kind: str, halving: bool = True) -> Any:
-    if kind == "reno":
-        return "newreno"
-    return {"kind": "aimd", "increase": 0.9, "decrease": 0.675, "reduce_from": "cwnd", "ns2_halving": halving}
+def tcp(kind: str, ecn: bool, setting: Setting = BASE) -> Dict[str, Any]:
+    cc: Any = "newreno" if kind == "reno" else {"kind": "aimd", "increase": 0.9, "decrease": 0.675,
+                                                "reduce_from": "cwnd", "ns2_halving": True}
+    out = {"congestion_control": cc, "packet_size": f"{PACKET}B", "initial_window": 2, "ecn": ecn,
+           "ecn_response": "once-per-rtt"}
+    if setting.tcp == "reno":
+        out.update(recovery="reno", sack=False)
+    elif setting.tcp == "newreno-sack":
+        out.update(sack=True)
+    else:
+        raise ValueError(f"TCP {setting.tcp!r}")
+    return out
 
 
-def scenario(config: str, n: int, quick: bool, *, rate_bps: float = RATE, rtt: Any = None,
-             leaving: int = 0, cwnd: bool = False, duration: Optional[float] = None,
-             warmup: Optional[float] = None, starts: Optional[List[float]] = None, sack: bool = True,
-             halving: bool = True, ecn_response: str = "once-per-rtt", weight: Optional[float] = None,
-             mean_pktsize: float = NS2_MEAN_PKTSIZE, th_scale: float = 1.0) -> Dict[str, Any]:
+def scenario(config: str, n: int, setting: Setting = BASE, *, rtt: Any = None, leaving: int = 0,
+             cwnd: bool = False, duration: float = DURATION, warmup: Optional[float] = None,
+             trace: bool = False) -> Dict[str, Any]:
     """One run of the paper's dumbbell: ``n`` flows of ``config`` (a key of :data:`CONFIGS`); ``leaving`` of
-    them stop halfway through the run (E5); ``rtt`` a value or (low, high) for uniform RTTs (E6)."""
+    them stop halfway through the run (E5); ``rtt`` (low, high) for uniform RTTs (E6); ``trace`` records
+    the router's marks and drops (E1)."""
     kind, router, ecn = CONFIGS[config]
-    full = 50.0 if quick else 100.0
-    duration = full if duration is None else duration
-    warmup = (duration / 2 if leaving else 10.0) if warmup is None else warmup
-    buffer = int(round(rate_bps * RTT / (8 * PACKET)))
-    rtts = {"uniform": list(rtt)} if isinstance(rtt, tuple) else (rtt or f"{RTT * 1e3:g}ms")
-    start: Any = starts if starts is not None else {"uniform": ["0s", f"{START_SPREAD:g}s"]}
-    groups = [{"name": "flows", "count": n - leaving, "rtt": rtts, "start": start}]
+    warmup = (duration / 2 if leaving else WARMUP) if warmup is None else warmup
+    rtts = {"uniform": list(rtt)} if isinstance(rtt, tuple) else f"{RTT * 1e3:g}ms"
+    start = {"uniform": ["0s", f"{START_SPREAD:g}s"]}
+    groups: List[Dict[str, Any]] = [{"name": "flows", "count": n - leaving, "rtt": rtts, "start": start}]
     if leaving:
         groups.append({"name": "leaving", "count": leaving, "rtt": rtts, "start": start,
                        "stop": f"{duration / 2:g}s"})
     sc: Dict[str, Any] = {
         "name": f"global-notifier-{config}",
         "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
-        "bottleneck": {"rate": f"{rate_bps:.10g}bps", "delay": f"{DELAY * 1e3:g}ms",
-                       "queue": queue(router, ecn, rate_bps=rate_bps, buffer=buffer, weight=weight,
-                                      mean_pktsize=mean_pktsize, th_scale=th_scale)},
+        "bottleneck": {"rate": f"{setting.rate:.10g}bps", "delay": f"{DELAY * 1e3:g}ms",
+                       "queue": queue(router, ecn, setting)},
         "flows": groups,
-        "tcp": {"congestion_control": sender(kind, halving), "packet_size": f"{PACKET}B", "initial_window": 2,
-                "sack": sack, "ecn": ecn, "ecn_response": ecn_response},
+        "tcp": tcp(kind, ecn, setting),
     }
     if cwnd:
         sc["monitor"] = {"sample_interval": f"{SAMPLE * 1e3:g}ms", "cwnd": True}
+    if trace:
+        sc["trace"] = {"events": True, "kinds": ["mark", "drop"], "ports": ["bottleneck"], "max_events": 5e6}
     return sc
-
-
-def e1_starts(seed: int, cut: float, n: int = E1_FLOWS) -> List[float]:
-    """E1's start times, drawn once per seed; a start after the cut moves to the cut (it sends nothing
-    before it, so the counts at the cut do not change)."""
-    draws = np.random.default_rng(seed).uniform(0.0, START_SPREAD, n)
-    return [round(float(min(s, cut)), 9) for s in draws]
 
 
 # ------------------------------------------------------------------------------------------- metrics
@@ -248,28 +307,60 @@ def worst_case_fairness(throughputs: Sequence[float]) -> float:
     return float(x.min() / x.max()) if x.size and x.max() > 0 else math.nan
 
 
-def _bins(t: np.ndarray, y: np.ndarray, width: float, lo: float,
-          hi: float) -> Tuple[List[float], List[float]]:
-    """Means of ``y`` over bins of ``width`` from lo to hi (bin centres, values)."""
-    edges = np.arange(lo, hi + 1e-9, width)
-    xs, ys = [], []
-    for a, b in zip(edges[:-1], edges[1:]):
-        m = (t >= a - 1e-9) & (t < b - 1e-9)
-        if m.any() and np.isfinite(y[m]).any():
-            xs.append(round(float((a + b) / 2), 4))
-            ys.append(round(float(np.nanmean(y[m])), 5))
-    return xs, ys
+def first_signals(events: Any, flows: int) -> Dict[str, np.ndarray]:
+    """Per flow, the time of the router's first early signal (a mark, or an early drop: RED's test), and
+    of its first signal of any kind (marks and drops of every reason); NaN where none came."""
+    out = {}
+    if len(events):
+        kind = events["kind"].to_numpy()
+        reason = events["reason"].astype(object).to_numpy()
+        early = (kind == "mark") | ((kind == "drop") & (reason == "early"))
+        masks = {"early": early, "any": np.isin(kind, ["mark", "drop"])}
+    else:
+        masks = {"early": np.zeros(0, bool), "any": np.zeros(0, bool)}
+    for name, m in masks.items():
+        t = np.full(flows, np.nan)
+        if m.any():
+            sel = events[m].dropna(subset=["flow"])
+            first = sel.groupby("flow")["time_s"].min()
+            idx = first.index.to_numpy(dtype=int)
+            ok = (idx >= 0) & (idx < flows)
+            t[idx[ok]] = first.to_numpy()[ok]
+        out[name] = t
+    return out
+
+
+def _notify_state(res: Any) -> Dict[str, float]:
+    """GN's per-firing counts from the port's ``queue_state`` (empty for RED)."""
+    state = res.ports.iloc[0]["queue_state"] if len(res.ports) else {}
+    return {k: float(v) for k, v in dict(state or {}).items() if k.startswith("notify_")}
 
 
 def totals(res: Any) -> Dict[str, Any]:
-    """System throughput and goodput (payload, b/s), worst-case fairness and the notification counts."""
+    """System throughput and goodput (payload, b/s), worst-case fairness, timeouts and GN's per-firing
+    counts."""
     fl = res.flows
     return {"throughput_bps": float(fl["throughput_bps"].sum()),
             "goodput_bps": float(fl["goodput_bps"].sum()),
             "worst_case": worst_case_fairness(fl["throughput_bps"]),
-            "notified_marks": int((fl["marks"] > 0).sum()), "notified_drops": int((fl["drops"] > 0).sum()),
-            "reacted": int((fl["ecn_reductions"] + fl["fast_recoveries"] + fl["timeouts"] > 0).sum()),
-            "flows": int(len(fl))}
+            "timeouts": int(fl["timeouts"].sum()), "flows": int(len(fl)), **_notify_state(res)}
+
+
+def notification(res: Any) -> Dict[str, Any]:
+    """E1: :func:`totals`, and from the router's trace the seconds until every flow (and 95 % of them) had
+    its first early signal and its first signal of any kind (None: not within the run), and the share of
+    the flows notified on :data:`CURVE`."""
+    out = totals(res)
+    n = int(len(res.flows))
+    for name, t in first_signals(res.events, n).items():
+        done = np.isfinite(t)
+        k = math.ceil(0.95 * n)
+        out[f"all_{name}"] = float(np.max(t)) if n and done.all() else None
+        out[f"p95_{name}"] = float(np.sort(t[done])[k - 1]) if n and done.sum() >= k else None
+        out[f"notified_{name}"] = int(done.sum())
+        tt = np.where(done, t, np.inf)
+        out[f"curve_{name}"] = [round(float(np.mean(tt <= c)), 4) for c in CURVE]
+    return out
 
 
 def _cwnd(res: Any) -> Tuple[np.ndarray, np.ndarray]:
@@ -285,7 +376,7 @@ def fairness(res: Any) -> Dict[str, Any]:
     """:func:`totals` and the fairness and smoothness metrics of eqs. (5)-(10) over [warm-up, end]."""
     out = totals(res)
     t, v = _cwnd(res)
-    warm = float(res.summary.get("warmup_s", 10.0))
+    warm = float(res.summary.get("warmup_s", WARMUP))
     keep = t >= warm - 1e-9
     for slot in SLOTS:
         per = int(round(slot / SAMPLE))
@@ -296,19 +387,27 @@ def fairness(res: Any) -> Dict[str, Any]:
     after = t >= T0 - 1e-9
     dev7 = max_avg_cwnd_deviation(v[after])
     out["max_avg_dev"] = float(dev7[t[after] >= warm - 1e-9].mean())
-    dev8 = max_cwnd_deviation(v[keep])
-    out["max_dev"] = float(np.nanmean(dev8))
+    out["max_dev"] = float(np.nanmean(max_cwnd_deviation(v[keep])))
     out["cwnd_mean"] = float(np.nanmean(v[keep]))
-    q = res.queue_series
-    qk = q["time_s"].to_numpy() >= warm - 1e-9
-    out["queue_empty"] = float((q["queue_pkts"].to_numpy()[qk] <= 0).mean())
-    # The largest share of flows whose window falls between two samples (a sender-side view of T2).
-    falls = np.diff(v, axis=0) < -1e-9
-    active = np.sum(~np.isnan(v[1:]), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(active > 0, falls.sum(axis=1) / active, 0.0)
-    out["max_cut_share"] = float(share[t[1:] >= warm - 1e-9].max())
+    # Eq. (5) over the start-up: mean per-slot Jain over [0, 2) and [2, 10) s (T6's "after the 2nd sec").
+    full = short_term_fairness(v, 1)
+    tt = t[: len(full)]
+    out["stf_before"] = float(np.nanmean(full[tt < T0 - 1e-9]))
+    out["stf_after"] = float(np.nanmean(full[(tt >= T0 - 1e-9) & (tt < warm - 1e-9)]))
     return out
+
+
+def _bins(t: np.ndarray, y: np.ndarray, width: float, lo: float,
+          hi: float) -> Tuple[List[float], List[float]]:
+    """Means of ``y`` over bins of ``width`` from lo to hi (bin centres, values)."""
+    edges = np.arange(lo, hi + 1e-9, width)
+    xs, ys = [], []
+    for a, b in zip(edges[:-1], edges[1:]):
+        m = (t >= a - 1e-9) & (t < b - 1e-9)
+        if m.any() and np.isfinite(y[m]).any():
+            xs.append(round(float((a + b) / 2), 4))
+            ys.append(round(float(np.nanmean(y[m])), 5))
+    return xs, ys
 
 
 def fairness_series(res: Any) -> Dict[str, Any]:
@@ -329,514 +428,679 @@ def fairness_series(res: Any) -> Dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------- experiments
 
+#: The E2 experiments of the readings: their setting, the configurations they run, and whether they sample
+#: the windows (the fairness and smoothness claims read them).
+E2_READINGS: Dict[str, Tuple[Setting, Tuple[str, ...], bool]] = {
+    "e2_newreno": (NEWRENO, tuple(CONFIGS), True),
+    "e2_red_packets": (RED_PACKETS, tuple(CONFIGS), True),
+    "e2_gn_high": (GN_HIGH, GN_CONFIGS, False),
+}
+#: E1 under the other readings: their setting, the configurations.
+E1_READINGS: Dict[str, Tuple[Setting, Tuple[str, ...]]] = {
+    "e1_newreno": (NEWRENO, ("red", "reno-gn")),
+    "e1_red_packets": (RED_PACKETS, ("red", "red-ecn", "reno-gn")),
+}
+
 
 def experiments(quick: bool, seeds: int) -> Dict[str, List[Task]]:
-    """Every experiment's runs."""
+    """Every experiment's runs. The principal reading's (e1, e2, e5, e6) are the same in quick mode."""
     s = range(1, seeds + 1)
     ex: Dict[str, List[Task]] = defaultdict(list)
-    ns = FLOWS_QUICK if quick else FLOWS
     here = __name__
-    # E1: 200 flows, the notified counts at each instant of the grid (runs cut there).
-    times = E1_TIMES_QUICK if quick else E1_TIMES
-    for config in ("red-ecn", "reno-gn", "aimd-gn", "red"):
-        for seed in range(1, E1_SEED_FACTOR * seeds + 1):
-            for cut in times:
-                sc = scenario(config, E1_FLOWS, quick, duration=cut, warmup=0.0, starts=e1_starts(seed, cut))
-                ex["e1"].append(Task(sc, seed, {"config": config, "t": cut}, extract=f"{here}:totals"))
-    for variant, kw in list(E1_VARIANTS.items())[:1 if quick else None]:
-        for config in ("red-ecn", "reno-gn"):
-            for seed in range(1, E1_SEED_FACTOR * seeds + 1):
-                for cut in E1_VARIANT_TIMES_QUICK if quick else E1_VARIANT_TIMES:
-                    sc = scenario(config, E1_FLOWS, quick, duration=cut, warmup=0.0,
-                                  starts=e1_starts(seed, cut), **kw)
-                    labels = {"config": config, "t": cut, "variant": variant}
-                    ex["e1_sensitivity"].append(Task(sc, seed, labels, extract=f"{here}:totals"))
+    # E1: 200 flows, the router's marks and drops traced over the first 30 s.
+    for name, (setting, configs) in {"e1": (BASE, tuple(CONFIGS)), **E1_READINGS}.items():
+        for config in configs:
+            for seed in s:
+                sc = scenario(config, E1_FLOWS, setting, duration=E1_DURATION, warmup=0.0, trace=True)
+                ex[name].append(Task(sc, seed, {"config": config, "n": E1_FLOWS},
+                                     extract=f"{here}:notification"))
     # E2-E4: 160-300 flows, cwnd sampled every 0.01 s; the time series kept at N = 200.
-    for n in ns:
+    for n in FLOWS:
         for config in CONFIGS:
             for seed in s:
                 ext = "fairness_series" if n == E1_FLOWS else "fairness"
-                ex["e2"].append(Task(scenario(config, n, quick, cwnd=True), seed, {"n": n, "config": config},
+                ex["e2"].append(Task(scenario(config, n, cwnd=True), seed, {"n": n, "config": config},
                                      extract=f"{here}:{ext}"))
-    # E5: 300 flows, some leave halfway.
-    for k in LEAVING_QUICK if quick else LEAVING:
-        for config in PAPER_CONFIGS:
-            for seed in s:
-                ex["e5"].append(Task(scenario(config, 300, quick, leaving=k), seed,
-                                     {"leaving": k, "config": config}, extract=f"{here}:totals"))
-    # E6: heterogeneous RTTs.
-    for n in ns:
-        for config in PAPER_CONFIGS:
-            for seed in s:
-                ex["e6"].append(Task(scenario(config, n, quick, rtt=HETERO_RTT), seed,
-                                     {"n": n, "config": config}, extract=f"{here}:totals"))
-
-    # Sensitivity to what the paper does not say.
-    def sens(what: str, variant: str, config: str, n: int, **kw: Any) -> None:
-        for seed in s:
-            ex["sensitivity"].append(Task(scenario(config, n, quick, cwnd=True, **kw), seed,
-                                          {"what": what, "variant": variant, "config": config, "n": n},
-                                          extract=f"{here}:fairness"))
-
-    rates = [100e6] if quick else [20e6, 60e6, 100e6]
-    for rate in rates:
-        for n in ([160, 300] if quick else [160, 220, 300]):
+    for name, (setting, configs, cwnd) in E2_READINGS.items():
+        for n in (READING_FLOWS_QUICK if quick else FLOWS):
+            for config in configs:
+                for seed in s:
+                    ex[name].append(Task(scenario(config, n, setting, cwnd=cwnd), seed,
+                                         {"n": n, "config": config},
+                                         extract=f"{here}:{'fairness' if cwnd else 'totals'}"))
+    for rate in RATES:
+        for n in ((160, 300) if quick else RATE_FLOWS):
             for config in PAPER_CONFIGS:
-                sens("rate", f"{rate / 1e6:g} Mb/s", config, n, rate_bps=rate)
-    for config in PAPER_CONFIGS:
-        sens("recovery", "no SACK", config, E1_FLOWS, sack=False)
-        sens("red", "w_q = 0.002", config, E1_FLOWS, weight=0.002)
-        sens("red", "thresholds from 1000-B packets", config, E1_FLOWS, mean_pktsize=PACKET)
-        sens("red", "thresholds ×3", config, E1_FLOWS, th_scale=3.0)
-    sens("halving", "no first-decrease halving", "aimd-gn", E1_FLOWS, halving=False)
-    for config in ("reno-gn", "aimd-gn"):
-        sens("ecn", "per-signal", config, E1_FLOWS, ecn_response="per-signal")
+                for seed in s:
+                    ex["e2_rates"].append(Task(scenario(config, n, Setting(rate=rate)), seed,
+                                               {"n": n, "config": config, "rate": rate},
+                                               extract=f"{here}:totals"))
+    # E5: 300 flows, some leave halfway.
+    for k in LEAVING:
+        for config in PAPER_CONFIGS:
+            for seed in s:
+                ex["e5"].append(Task(scenario(config, 300, leaving=k), seed, {"leaving": k, "config": config},
+                                     extract=f"{here}:totals"))
+    # E6: heterogeneous RTTs.
+    for n in FLOWS:
+        for config in PAPER_CONFIGS:
+            for seed in s:
+                ex["e6"].append(Task(scenario(config, n, rtt=HETERO_RTT), seed, {"n": n, "config": config},
+                                     extract=f"{here}:totals"))
     return dict(ex)
 
 
-# ------------------------------------------------------------------------------------------- evaluation
+# ------------------------------------------------------------------------------------------- selections
+
+Records = Sequence[Dict[str, Any]]
 
 
-def _sel(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Dict[str, Any]]:
+def _sel(records: Records, **labels: Any) -> List[Dict[str, Any]]:
     return [r for r in records if all(r["labels"].get(k) == v for k, v in labels.items())]
 
 
-def _est(records: Sequence[Dict[str, Any]], key: str, scale: float = 1.0, **labels: Any) -> Estimate:
-    """The estimate over seeds of ``extra[key]`` (or ``summary[key]``) of the runs matching ``labels``."""
-    vals = []
+def _value(r: Dict[str, Any], key: str) -> Optional[float]:
+    v = r.get("extra", {}).get(key, r["summary"].get(key))
+    return None if v is None else float(v)
+
+
+def _by_seed(records: Records, key: str, **labels: Any) -> Dict[int, float]:
+    """``extra[key]`` (or ``summary[key]``) of the runs matching ``labels``, by seed."""
+    out = {}
     for r in _sel(records, **labels):
-        v = r.get("extra", {}).get(key, r["summary"].get(key))
-        vals.append(None if v is None else v * scale)
-    return estimate(vals)
+        v = _value(r, key)
+        if v is not None and math.isfinite(v):
+            out[r["seed"]] = v
+    return out
 
 
-def _mbps(records: Sequence[Dict[str, Any]], key: str, **labels: Any) -> Estimate:
+def _est(records: Records, key: str, scale: float = 1.0, **labels: Any) -> Estimate:
+    """The estimate over seeds of ``key`` of the runs matching ``labels``."""
+    return estimate([v * scale for v in _by_seed(records, key, **labels).values()])
+
+
+def _mbps(records: Records, key: str, **labels: Any) -> Estimate:
     return _est(records, key, 1e-6, **labels)
 
 
-def notification_times(records: Sequence[Dict[str, Any]], config: str, count: str = "notified_marks",
-                       share: float = 1.0) -> Tuple[List[float], List[bool]]:
-    """Per seed: the first instant of the grid at which at least ``share`` of the flows are notified (the
-    last instant and False when never)."""
-    out, reached = [], []
-    for seed in sorted({r["seed"] for r in _sel(records, config=config)}):
-        runs = sorted(_sel(records, config=config), key=lambda r: r["labels"]["t"])
-        runs = [r for r in runs if r["seed"] == seed]
-        hit = next((r["labels"]["t"] for r in runs
-                    if r["extra"][count] >= share * r["extra"]["flows"] - 1e-9), None)
-        out.append(hit if hit is not None else runs[-1]["labels"]["t"])
-        reached.append(hit is not None)
-    return out, reached
+def _paired(records: Records, key: str, a: Dict[str, Any], b: Dict[str, Any], scale: float = 1.0,
+            fn: Optional[Callable[[Dict[str, Any]], Optional[float]]] = None,
+            other: Optional[Records] = None) -> Estimate:
+    """Mean over seeds of (value under labels ``a``) − (value under ``b``), the same seed paired (the same
+    start times: common random numbers); ``other`` holds ``b``'s runs when they are in another experiment."""
+    get = fn or (lambda r: _value(r, key))
+    xa = {r["seed"]: get(r) for r in _sel(records, **a)}
+    xb = {r["seed"]: get(r) for r in _sel(other if other is not None else records, **b)}
+    seeds = sorted(k for k in xa if k in xb and xa[k] is not None and xb[k] is not None)
+    return paired_difference([xa[k] * scale for k in seeds], [xb[k] * scale for k in seeds])
 
 
-def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Least-squares slope, per 100 flows."""
-    return float(np.polyfit(np.asarray(xs, float), np.asarray(ys, float), 1)[0] * 100)
+def _ns(records: Records) -> List[int]:
+    return sorted({r["labels"]["n"] for r in records})
 
 
-def _fmt(e: Estimate, digits: int = 3) -> str:
-    return f"{e.mean:.{digits}f}" if math.isfinite(e.mean) else "-"
+def _gp_ratio(r: Dict[str, Any]) -> Optional[float]:
+    x = r.get("extra", {})
+    return x["goodput_bps"] / x["throughput_bps"] if x.get("throughput_bps") else None
 
 
-def evaluate(results: Dict[str, List[Dict[str, Any]]], quick: bool) -> List[Verdict]:
-    """Every claim's verdict."""
-    c = {cl.id: cl for cl in CLAIMS}
-    e1, e2, e5, e6 = results["e1"], results["e2"], results["e5"], results["e6"]
-    sens = results["sensitivity"]
-    ns = sorted({r["labels"]["n"] for r in e2})
-    cap = RATE * PAYLOAD / PACKET / 1e6   # payload capacity, Mb/s
-    out: List[Verdict] = []
-
-    # T1: time until every flow has had a mark.
-    gn_t, gn_ok = notification_times(e1, "reno-gn")
-    red_t, red_ok = notification_times(e1, "red-ecn")
-    aimd_t, _ = notification_times(e1, "aimd-gn")
-    g, r = estimate(gn_t), estimate(red_t)
-    last = max(r_["labels"]["t"] for r_ in e1)
-    ratio = r.mean / g.mean if g.mean > 0 else math.nan
-    never = sum(not x for x in red_ok)
-    ok1 = all(gn_ok) and g.mean <= 3.0 and ratio >= 3.0
-    r95, _ = notification_times(e1, "red-ecn", share=0.95)
-    g95, _ = notification_times(e1, "reno-gn", share=0.95)
-    e1s = results.get("e1_sensitivity", [])
-    others = []
-    for variant in sorted({x["labels"]["variant"] for x in e1s}):
-        tr, okr = notification_times(_sel(e1s, variant=variant), "red-ecn")
-        tg, okg = notification_times(_sel(e1s, variant=variant), "reno-gn")
-        vr, vg = estimate(tr), estimate(tg)
-        at_least = "" if all(okr) and all(okg) else "≥ "
-        others.append(f"{variant}: RED/ECN {at_least}{vr.mean:.1f} s, GN {vg.mean:.1f} s "
-                      f"({at_least}{vr.mean / vg.mean:.1f}×)")
-    why1 = "" if ok1 else (
-        f"RED/ECN reaches the last flow {ratio:.1f}× later than GN, not ≥ 3×, and 95 % of them as soon as GN "
-        f"({estimate(r95).mean:.2f} s against {estimate(g95).mean:.2f} s): the 200 slow starts fill the "
-        "buffer and lift RED's average above max_th, into the gentle region where RED marks many arrivals, "
-        "so RED too reaches most flows during the start-up; only its last few flows wait for the sparse "
-        "marks of the steady state, whose rate RED's unstated parameters set"
-        + (" (" + "; ".join(others) + ")" if others else "")
-        if g.mean <= 3.0 else "GN takes longer than 3 s")
-    out.append(judge(c["T1"], f"GN {g} s (TCP(0.9, 0.675) + GN {estimate(aimd_t)} s); RED/ECN {r} s"
-                     + (f" ({never} of {len(red_ok)} seeds not all by {last:g} s, counted as {last:g})"
-                        if never else "") + f"; RED/GN {ratio:.1f}×",
-                     "GN ≤ 3 s (flows start over [0, 2] s); RED ≥ 3 × GN (the note's ¼–⅓)", ok1, why1))
-
-    # T2: no per-event log in the engine.
-    share_gn = _est(e2, "max_cut_share", n=E1_FLOWS, config="reno-gn")
-    share_red = _est(e2, "max_cut_share", n=E1_FLOWS, config="red-ecn")
-    out.append(judge(c["T2"], f"not measured; sender-side proxy, the largest share of flows cutting their "
-                     f"window within one 0.01-s sample (N = 200): GN {share_gn}, RED/ECN {share_red}",
-                     "share of N per marking event", None,
-                     "BufferLab counts marks per flow and per port, not per marking event, so the distinct "
-                     "flows of one GN firing cannot be counted (RED marks one packet per event by "
-                     "construction); the proxy mixes several events and the senders' reaction times"))
-
-    # T3: RED's throughput and goodput against N.
-    thr = [_mbps(e2, "throughput_bps", n=n, config="red").mean for n in ns]
-    gp = [_mbps(e2, "goodput_bps", n=n, config="red").mean for n in ns]
-    s_thr, s_gp = _slope(ns, thr), _slope(ns, gp)
-    short = max(gp) / cap
-    ok3 = (s_gp <= 0 or s_gp * s_thr < 0) and short < 0.97
-    trend = _rate_trends(sens, "red", "goodput_bps")
-    why3 = "" if ok3 else (
-        f"RED's goodput rises with N at {RATE / 1e6:g} Mb/s ({s_gp:+.2f} Mb/s per 100 flows) while its "
-        f"throughput stays at capacity: the data delivered twice falls from {thr[0] - gp[0]:.2f} to "
-        f"{thr[-1] - gp[-1]:.2f} Mb/s. Goodput slope at the other rates (sensitivity): " + trend
-        + "; the direction depends on the link, which the paper does not give")
-    out.append(judge(c["T3"], f"throughput {thr[0]:.2f} → {thr[-1]:.2f} Mb/s (slope {s_thr:+.2f}/100 flows), "
-                     f"goodput {gp[0]:.2f} → {gp[-1]:.2f} (slope {s_gp:+.2f}); best goodput {short:.3f} of "
-                     f"the payload capacity", "goodput slope ≤ 0 or opposite to throughput's; goodput "
-                     "< 0.97 of capacity", ok3, why3))
-
-    # T4: Reno + GN utilization.
-    util = {cfg: {n: _est(e2, "utilization", n=n, config=cfg) for n in ns} for cfg in CONFIGS}
-    low = [util["reno-gn"][n].mean for n in ns if n <= 220]
-    top = util["reno-gn"][ns[-1]].mean
-    ok4 = max(low) <= 0.97 and top >= 0.98
-    at300 = _rate_at(sens, "reno-gn", 300)
-    why4 = ("" if not at300 else f"at the chosen {RATE / 1e6:g} Mb/s; the N at which GN reaches capacity "
-            f"moves with the BDP (utilization at 300 flows: {at300})") if ok4 else \
-        ("Reno + GN stays below capacity at 300 flows" if top < 0.98 else
-         "Reno + GN already reaches capacity at 160–220 flows")
-    out.append(judge(c["T4"], "utilization " + ", ".join(f"{n}: {_fmt(util['reno-gn'][n])}" for n in ns),
-                     "≤ 0.97 for every N ≤ 220 (RED gets ≥ 0.99 there); ≥ 0.98 at 300", ok4, why4))
-
-    # T5: TCP(0.9, 0.675) + GN.
-    ua = [util["aimd-gn"][n].mean for n in ns]
-    rat = {cfg: [_ratio(e2, n, cfg) for n in ns] for cfg in ("aimd-gn", "red")}
-    full5 = min(ua) >= 0.98
-    ratio5 = all(a >= b - 1e-3 for a, b in zip(rat["aimd-gn"], rat["red"])) and \
-        rat["aimd-gn"][-1] > rat["red"][-1] + 0.005
-    ok5 = full5 and ratio5
-    n_low = ns[int(np.argmin(ua))]
-    lo_th, hi_th, _ = ns2_red_auto(RATE, DELAY)
-    empty = _est(e2, "queue_empty", n=n_low, config="aimd-gn").mean
-    th3 = _est(sens, "utilization", what="red", variant="thresholds ×3", config="aimd-gn")
-    why5 = "" if ok5 else (
-        f"goodput/throughput holds, but TCP(0.9, 0.675) + GN also leaves the link idle at low N "
-        f"({min(ua):.3f} at {n_low} flows, the queue empty {100 * empty:.0f} % of the time; Reno + GN "
-        f"{util['reno-gn'][n_low].mean:.3f}): a GN firing marks many flows at once, and their summed cut "
-        f"exceeds the queue RED's thresholds keep ({lo_th:g}–{hi_th:g} of {BUFFER} packets). Minimum "
-        "utilization at the "
-        "other rates: " + _rate_minima(sens, "aimd-gn")
-        + (f"; with thresholds ×3 at 200 flows {th3.mean:.3f}" if th3.n else "")
-        if ratio5 and not full5 else "goodput/throughput not above RED's")
-    out.append(judge(c["T5"], "utilization " + ", ".join(f"{n}: {u:.3f}" for n, u in zip(ns, ua))
-                     + f"; goodput/throughput GN {min(rat['aimd-gn']):.4f}–{max(rat['aimd-gn']):.4f} vs RED "
-                     f"{min(rat['red']):.4f}–{max(rat['red']):.4f}",
-                     "utilization ≥ 0.98 at every N; ratio ≥ RED's at every N, > by 0.005 at 300", ok5, why5))
-
-    # T6: short-term fairness.
-    parts, ok6 = [], True
-    for n in ns:
-        a, b = _est(e2, "stf_0.01", n=n, config="aimd-gn"), _est(e2, "stf_0.01", n=n, config="red")
-        ok6 &= a.mean > b.mean
-        parts.append(f"{n}: {a.mean:.3f}/{b.mean:.3f}")
-    mx = (_est(e2, "stf_max", n=E1_FLOWS, config="aimd-gn"), _est(e2, "stf_max", n=E1_FLOWS, config="red"))
-    mn = (_est(e2, "stf_min", n=E1_FLOWS, config="aimd-gn"), _est(e2, "stf_min", n=E1_FLOWS, config="red"))
-    ok6 &= mx[0].mean > mx[1].mean and mn[0].mean > mn[1].mean
-    before, after = _gap(e2, 0.0, T0), _gap(e2, T0, 10.0)
-    ok6 &= after > before + 0.02
-    floor = [n for n in ns if _est(e2, "cwnd_mean", n=n, config="aimd-gn").mean <= 2.05]
-    note6 = (f"at {', '.join(map(str, floor))} flows every GN window sits at the 2-packet minimum (the BDP "
-             "per flow is below 2), so there GN's fairness and smoothness are perfect by construction"
-             if floor else "")
-    out.append(judge(c["T6"], "STF GN/RED by N: " + ", ".join(parts) + f"; N = 200 max {mx[0]} vs {mx[1]}, "
-                     f"min {mn[0]} vs {mn[1]}; gap {before:+.3f} over [0, 2] s, {after:+.3f} over [2, 10] s",
-                     "GN > RED at every N, max and min at N = 200; gap after 2 s ≥ gap before + 0.02", ok6,
-                     note6 if ok6 else _why6(before, after)))
-
-    # T7: worst-case fairness.
-    parts7, ok7 = [], True
-    for n in ns:
-        a, b = _est(e2, "worst_case", n=n, config="aimd-gn"), _est(e2, "worst_case", n=n, config="red")
-        ok7 &= a.mean > b.mean
-        parts7.append(f"{n}: {a.mean:.3f}/{b.mean:.3f}")
-    out.append(judge(c["T7"], "min/max throughput GN/RED by N: " + ", ".join(parts7), "GN > RED at every N",
-                     ok7, "" if ok7 else "RED's worst flow does better at some N"))
-
-    # T8: smoothness ratios.
-    r7 = [_over(e2, "max_avg_dev", n) for n in ns]
-    r8 = [_over(e2, "max_dev", n) for n in ns]
-    q7 = estimate(_ratios(e2, "max_avg_dev", E1_FLOWS))
-    q8 = estimate(_ratios(e2, "max_dev", E1_FLOWS))
-    ok8 = 0.3 <= q7.mean <= 0.7 and 0.3 <= q8.mean <= 0.7
-    why8 = "" if ok8 else _why8(q7, q8, r7, r8)
-    out.append(judge(c["T8"], f"GN/RED at N = 200: eq. (7) {q7}, eq. (8) {q8}; over N: eq. (7) "
-                     f"{min(r7):.2f}–{max(r7):.2f}, eq. (8) {min(r8):.2f}–{max(r8):.2f}",
-                     "both in [0.3, 0.7] at N = 200 (\"almost doubles\": 0.5 ± 0.2)", ok8, why8))
-
-    # T9: departures.
-    ks = sorted({r_["labels"]["leaving"] for r_ in e5})
-    parts9, short9 = [], []
-    for k in ks:
-        gt, rt = _mbps(e5, "throughput_bps", leaving=k, config="aimd-gn"), _mbps(e5, "throughput_bps",
-                                                                              leaving=k, config="red")
-        gg, rg = _mbps(e5, "goodput_bps", leaving=k, config="aimd-gn"), _mbps(e5, "goodput_bps", leaving=k,
-                                                                          config="red")
-        if not (gt.mean >= rt.mean - 0.01 * cap and gg.mean >= rg.mean):
-            short9.append(k)
-        parts9.append(f"{k}: {gt.mean:.2f}/{rt.mean:.2f}, {gg.mean:.2f}/{rg.mean:.2f}")
-    left = ", ".join(str(300 - k) for k in short9)
-    out.append(judge(c["T9"], "leaving: throughput GN/RED, goodput GN/RED (Mb/s): " + "; ".join(parts9),
-                     "GN throughput ≥ RED's − 1 % of C and goodput ≥ RED's at every departure count",
-                     not short9, "" if not short9 else
-                     f"GN falls short when {', '.join(map(str, short9))} flows leave, i.e. with {left} flows "
-                     "left, where E2 already shows TCP(0.9, 0.675) + GN below capacity (T5)"))
-
-    # T10: heterogeneous RTTs, the same comparison as E2.
-    agree, total, parts10 = 0, 0, []
-    for cfg in ("reno-gn", "aimd-gn"):
-        for key in ("throughput_bps", "goodput_bps"):
-            for n in ns:
-                d2 = _est(e2, key, n=n, config=cfg).mean - _est(e2, key, n=n, config="red").mean
-                d6 = _est(e6, key, n=n, config=cfg).mean - _est(e6, key, n=n, config="red").mean
-                tie = 0.005 * RATE  # a difference within 0.5 % of C is a tie, which agrees with either sign
-                agree += int(abs(d2) < tie or abs(d6) < tie or np.sign(d2) == np.sign(d6))
-                total += 1
-        g6 = [_mbps(e6, "goodput_bps", n=n, config=cfg).mean for n in ns]
-        parts10.append(f"{LABELS[cfg]} goodput {min(g6):.2f}–{max(g6):.2f}")
-    rg6 = [_mbps(e6, "goodput_bps", n=n, config="red").mean for n in ns]
-    ok10 = agree >= 0.8 * total
-    out.append(judge(c["T10"], f"sign of GN − RED (throughput, goodput; both GN senders; every N) as in E2: "
-                     f"{agree}/{total}; " + ", ".join(parts10) + f"; RED {min(rg6):.2f}–{max(rg6):.2f} Mb/s",
-                     "≥ 80 % of the comparisons with E2's sign (a tie, within 0.5 % of C, agrees)", ok10,
-                     "" if ok10 else "the RTT spread changes which of RED and GN delivers more"))
-
-    # T11: GN configurations against RED in (STF, deviations).
-    dom, parts11 = 0, []
-    for n in ns:
-        red = [_est(e2, k, n=n, config="red").mean for k in ("stf_0.01", "max_dev", "max_avg_dev")]
-        for cfg in ("reno-gn", "aimd-gn"):
-            v = [_est(e2, k, n=n, config=cfg).mean for k in ("stf_0.01", "max_dev", "max_avg_dev")]
-            dom += int(v[0] > red[0] and v[1] < red[1] and v[2] < red[2])
-    pts = [(_est(e2, "stf_0.01", n=n, config=cfg).mean,
-            _est(e2, "max_dev", n=n, config=cfg).mean / _est(e2, "cwnd_mean", n=n, config=cfg).mean)
-           for n in ns for cfg in CONFIGS]
-    rho = _spearman([p[0] for p in pts], [p[1] for p in pts])
-    ok11 = dom == 2 * len(ns)
-    parts11.append(f"GN configurations both fairer and smoother than RED at {dom}/{2 * len(ns)} (N, sender) "
-                   f"points; Spearman ρ(STF, MaxCwndDeviation / mean cwnd) over all runs' means {rho:+.2f}")
-    out.append(judge(c["T11"], parts11[0], "every point: STF higher and both deviations lower", ok11,
-                     "" if ok11 else "at some N a GN configuration is fairer but less smooth, or the "
-                     "reverse"))
-
-    # T12: drops.
-    gn_runs = [r_ for r_ in e2 + e5 + e6 if r_["labels"]["config"] in ("reno-gn", "aimd-gn")]
-    early = sum(r_["summary"].get("drops_early", 0) for r_ in gn_runs)
-    parts12, ok12 = [], early == 0
-    for n in (ns[0], E1_FLOWS, ns[-1]):
-        dg = _est(e2, "drops", n=n, config="aimd-gn").mean
-        dr = _est(e2, "drops", n=n, config="red").mean
-        xg = _est(e2, "retransmits", n=n, config="aimd-gn").mean
-        xr = _est(e2, "retransmits", n=n, config="red").mean
-        ok12 &= dg <= 0.1 * dr and xg <= 0.1 * xr
-        parts12.append(f"{n}: drops {dg:,.0f}/{dr:,.0f}, retransmits {xg:,.0f}/{xr:,.0f}")
-    out.append(judge(c["T12"], f"early drops in {len(gn_runs)} GN runs: {early}; GN/RED "
-                     + "; ".join(parts12),
-                     "0 early drops; GN's drops and retransmissions ≤ 10 % of RED's", ok12,
-                     "" if ok12 else "GN's forced and overflow drops are not far fewer than RED's"))
-    return out
+def _cap(rate: float = RATE) -> float:
+    """The payload capacity, Mb/s."""
+    return rate * PAYLOAD / PACKET / 1e6
 
 
-def _rate_trends(sens: Sequence[Dict[str, Any]], config: str, key: str) -> str:
-    """Slope of ``key`` against N (Mb/s per 100 flows) at each rate of the sensitivity runs."""
+def _failing(tests: Sequence[Test], result: str = "differs") -> List[str]:
+    return [t.quantity for t in tests if t.result == result]
+
+
+def _listed(names: Sequence[str], most: int = 4) -> str:
+    return "; ".join(names[:most]) + (f" (and {len(names) - most} more)" if len(names) > most else "")
+
+
+def _why(tests: Sequence[Test], cause: str) -> str:
+    """The reason of a verdict that is not "holds": the failing and undecided tests, then the cause."""
+    bad, open_ = _failing(tests), _failing(tests, "inconclusive")
     parts = []
-    for variant in _variants(sens, "rate"):
-        pts = sorted({r["labels"]["n"] for r in _sel(sens, what="rate", variant=variant, config=config)})
-        ys = [_mbps(sens, key, what="rate", variant=variant, n=n, config=config).mean for n in pts]
-        parts.append(f"{variant} {_slope(pts, ys):+.2f}")
-    return ", ".join(parts)
+    if bad:
+        parts.append("differs at " + _listed(bad))
+    if open_:
+        parts.append("undecided at " + _listed(open_))
+    return ". ".join(parts) + (f". {cause}" if cause else "")
 
 
-def _rate_at(sens: Sequence[Dict[str, Any]], config: str, n: int) -> str:
-    """Utilization of ``config`` at ``n`` flows at each rate of the sensitivity runs."""
-    return ", ".join(f"{v} {_est(sens, 'utilization', what='rate', variant=v, n=n, config=config).mean:.3f}"
-                     for v in _variants(sens, "rate")
-                     if _sel(sens, what="rate", variant=v, n=n, config=config))
+def _all_hold(tests: Sequence[Test]) -> bool:
+    return bool(tests) and all(t.result == "holds" for t in tests)
 
 
-def _variants(sens: Sequence[Dict[str, Any]], what: str) -> List[str]:
-    """The variants of one sensitivity, link rates in increasing order."""
-    names = {r["labels"]["variant"] for r in _sel(sens, what=what)}
-    return sorted(names, key=lambda v: float(v.split()[0]) if what == "rate" else v)
+def _other_tcp_red(ctx: Context, tests: Callable[[Records], List[Test]]) -> List[Reading]:
+    """The same tests under the NewReno-with-SACK and the packet-mode RED readings (their E2 runs)."""
+    return [Reading(R_NEWRENO, tests(ctx["e2_newreno"])), Reading(R_PACKETS, tests(ctx["e2_red_packets"]))]
 
 
-def _rate_minima(sens: Sequence[Dict[str, Any]], config: str) -> str:
-    parts = []
-    for variant in _variants(sens, "rate"):
-        pts = sorted({r["labels"]["n"] for r in _sel(sens, what="rate", variant=variant, config=config)})
-        low = min(_est(sens, "utilization", what="rate", variant=variant, n=n, config=config).mean
-                  for n in pts)
-        parts.append(f"{variant} {low:.3f}")
-    return ", ".join(parts)
+# ------------------------------------------------------------------------------------------- claims
+
+CLAIMS = Claims()
 
 
-def _ratio(e2: Sequence[Dict[str, Any]], n: int, config: str) -> float:
-    """System goodput over system throughput (means over seeds)."""
-    return _est(e2, "goodput_bps", n=n, config=config).mean / _est(e2, "throughput_bps", n=n,
-                                                                    config=config).mean
+def t1_tests(e1: Records, baseline: str = "red", signal: str = "early") -> List[Test]:
+    """GN's time until every flow has had a signal, and RED's over GN's. A seed where some flow had none
+    within the run counts the run's length (RED's time is then a lower bound)."""
+    def times(config: str) -> List[float]:
+        out = []
+        for r in _sel(e1, config=config):
+            v = r["extra"].get(f"all_{signal}")
+            out.append(E1_DURATION if v is None else v)
+        return out
+
+    gn, red = times("reno-gn"), times(baseline)
+    what = "first early signal" if signal == "early" else "first signal of any kind"
+    return [Test(f"GN: seconds until all {E1_FLOWS} flows had their {what}", estimate(gn), le(2.5)),
+            Test(f"{LABELS[baseline].replace('TCP-Reno + ', '')} over GN: that time's ratio",
+                 ratio(red, gn), ge(4.0))]
 
 
-def _over(e2: Sequence[Dict[str, Any]], key: str, n: int) -> float:
-    """TCP(0.9, 0.675) + GN's mean of ``key`` over TCP-Reno + RED's at ``n`` flows."""
-    return _est(e2, key, n=n, config="aimd-gn").mean / _est(e2, key, n=n, config="red").mean
+def _t1_why(e1: Records, tests: Sequence[Test], baseline: str = "red") -> str:
+    p95 = {c: estimate([r["extra"]["p95_early"] if r["extra"].get("p95_early") is not None else E1_DURATION
+                        for r in _sel(e1, config=c)]) for c in (baseline, "reno-gn")}
+    gn, red = tests[0].est, tests[1].est
+    cause = (f"RED reaches 95 % of the flows in {p95[baseline].mean:.2f} s and GN in "
+             f"{p95['reno-gn'].mean:.2f} s: the 200 slow starts fill the buffer and lift RED's average "
+             "through its gentle region (max_th to 2·max_th), where RED drops (or marks) a large share of "
+             "the arrivals, so RED too reaches nearly every flow during the start-up; GN's last flows wait "
+             "for a firing while they have a packet in the buffer. The readings show the result moving "
+             "with RED's thresholds (packet mode) and with the baseline's signal (RED/ECN)")
+    if tests[0].result != "holds" and gn.mean > 2.5:
+        cause = (f"GN itself needs {gn.mean:.2f} s: its early marks stop while the average is above "
+                 "2·max_th (every arrival is then a forced drop) during the start-up; " + cause)
+    return _why(tests, cause) if red.defined or gn.defined else "no E1 runs"
 
 
-def _ratios(e2: Sequence[Dict[str, Any]], key: str, n: int) -> List[float]:
-    """GN/RED ratio of ``key`` per seed (the runs of one seed paired)."""
+@CLAIMS.claim("T1", "E1, N = 200: GN notifies every flow within the first 2 s, RED needs 8 s",
+              paper="\"GN notifies all senders in the first 2 seconds, while RED needs 8 seconds\" (derived: "
+                    "GN ≤ 2.5 s, the last start at 2 s plus a quarter second; RED/GN ≥ 4 = 8 s / 2 s)",
+              where="Sec. 4.2.1, Fig. 3")
+def t1(ctx: Context) -> Outcome:
+    e1 = ctx["e1"]
+    tests = t1_tests(e1)
+    alts = [Reading(R_ECN, t1_tests(e1, "red-ecn")), Reading(R_ANY, t1_tests(e1, signal="any"))]
+    alts += [Reading(R_PACKETS, t1_tests(ctx["e1_red_packets"])),
+             Reading(R_PACKETS + ", " + R_ECN, t1_tests(ctx["e1_red_packets"], "red-ecn")),
+             Reading(R_NEWRENO, t1_tests(ctx["e1_newreno"]))]
+    return Outcome(tests, "" if _all_hold(tests) else _t1_why(e1, tests), alts)
+
+
+def t2_tests(e2: Records) -> List[Test]:
+    """The largest share of the flows one GN firing marked, per seed over N and both GN senders."""
+    best: Dict[int, float] = {}
+    for r in e2:
+        if r["labels"]["config"] in GN_CONFIGS and "notify_flows_max" in r.get("extra", {}):
+            share = r["extra"]["notify_flows_max"] / r["labels"]["n"]
+            best[r["seed"]] = max(best.get(r["seed"], 0.0), share)
+    return [Test("largest share of the flows marked by one GN firing (over 160-300 flows, both senders)",
+                 estimate(list(best.values())), between(0.30, 0.675))]
+
+
+@CLAIMS.claim("T2", "GN notifies up to 45 % of the flows simultaneously: the largest share of the flows "
+                    "whose packets one GN firing marks",
+              paper="\"notifies up to 45% of flows simultaneously\" (derived: 0.30-0.675, 45 % within a "
+                    "factor 1.5, since \"the amount of notified flows depends largely on the level of "
+                    "contention, buffer sizes\")", where="Sec. 1")
+def t2(ctx: Context) -> Outcome:
+    e2 = ctx["e2"]
+    tests = t2_tests(e2)
+    alts = [Reading(R_GN_HIGH, t2_tests(ctx["e2_gn_high"]))] + _other_tcp_red(ctx, t2_tests)
+    why = ""
+    if not _all_hold(tests):
+        mean = {c: estimate([r["extra"]["notify_flows_mean"] / r["labels"]["n"] for r in _sel(e2, config=c)
+                             if "notify_flows_mean" in r.get("extra", {})]) for c in GN_CONFIGS}
+        pk = estimate([r["extra"]["notify_packets_mean"] for r in _sel(e2, config="reno-gn", n=E1_FLOWS)
+                       if "notify_packets_mean" in r.get("extra", {})])
+        why = _why(tests, f"a firing marks the packets in the buffer, {pk.mean:.1f} on average at 200 flows "
+                   f"(the mean share of the flows per firing is {mean['reno-gn'].mean:.3f} with TCP-Reno, "
+                   f"{mean['aimd-gn'].mean:.3f} with TCP(0.9, 0.675)); GN's thresholds keep the queue at "
+                   "tens of packets, a few per flow, so one firing reaches a few dozen flows at most; the "
+                   "largest firings are those of the start-up, when the buffer is full of a few flows' "
+                   "slow-start bursts. The share grows with the queue GN keeps: "
+                   f"{t2_tests(ctx['e2_gn_high'])[0].est.mean:.2f} with GN's thresholds at the buffer's "
+                   "limit, "
+                   f"{t2_tests(ctx['e2_red_packets'])[0].est.mean:.2f} with the packet-mode thresholds "
+                   "(readings)")
+    return Outcome(tests, why, alts)
+
+
+def t3_tests(e2: Records, rate: float = RATE) -> List[Test]:
+    """TCP-Reno + RED against N: goodput short of capacity, goodput falling, data delivered twice rising."""
+    ns = _ns(e2)
+    cap = _cap(rate)
+    per_seed: Dict[int, Dict[int, Dict[str, float]]] = defaultdict(dict)
+    for r in _sel(e2, config="red"):
+        x = r["extra"]
+        per_seed[r["seed"]][r["labels"]["n"]] = {"g": x["goodput_bps"] / 1e6, "t": x["throughput_bps"] / 1e6}
+    short, g_slope, d_slope = [], [], []
+    for pts in per_seed.values():
+        if len(pts) != len(ns) or len(ns) < 2:
+            continue
+        xs = np.asarray(ns, float)
+        g = np.asarray([pts[n]["g"] for n in ns])
+        d = np.asarray([pts[n]["t"] - pts[n]["g"] for n in ns])
+        short.append(float(g.mean() / cap))
+        g_slope.append(float(np.polyfit(xs, g, 1)[0] * 100))
+        d_slope.append(float(np.polyfit(xs, d, 1)[0] * 100))
+    return [Test("RED's goodput over the payload capacity, mean over N", estimate(short), lt(0.97)),
+            Test("slope of RED's goodput against N (Mb/s per 100 flows)", estimate(g_slope), lt(0.0)),
+            Test("slope of RED's data delivered twice (throughput − goodput) against N (Mb/s per 100 flows)",
+                 estimate(d_slope), gt(0.0))]
+
+
+@CLAIMS.claim("T3", "E2, TCP-Reno + RED, N 160 → 300: it fails to capture the link capacity in goodput; "
+                    "goodput falls while retransmissions inflate throughput",
+              paper="\"the failure of TCP-Reno, in the presence of RED, to capture link capacity\"; "
+                    "\"Goodput evolves in reverse proportion to Throughput\"",
+              where="Sec. 4.2.2, Figs. 4-5")
+def t3(ctx: Context) -> Outcome:
+    e2 = ctx["e2"]
+    tests = t3_tests(e2)
+    rates = ctx["e2_rates"]
+    alts = [Reading(rate_reading(rate), t3_tests(_sel(rates, rate=rate), rate)) for rate in RATES]
+    alts += _other_tcp_red(ctx, t3_tests)
+    why = ""
+    if not _all_hold(tests):
+        d = [_mbps(e2, "throughput_bps", n=n, config="red").mean - _mbps(e2, "goodput_bps", n=n,
+                                                                            config="red").mean
+             for n in (min(_ns(e2)), max(_ns(e2)))]
+        why = _why(tests, f"RED's throughput stays at capacity and the data delivered twice goes from "
+                   f"{d[0]:.2f} to {d[1]:.2f} Mb/s between {min(_ns(e2))} and {max(_ns(e2))} flows; the "
+                   "direction of goodput against N moves with the link rate (the rate readings), which the "
+                   "paper does not give")
+    return Outcome(tests, why, alts)
+
+
+def t4_tests(e2: Records) -> List[Test]:
+    tests = [Test(f"TCP-Reno + GN utilization at {n} flows", _est(e2, "utilization", n=n, config="reno-gn"),
+                  le(0.97)) for n in _ns(e2) if n <= 220]
+    if not _ns(e2):
+        return tests
+    top = max(_ns(e2))
+    return tests + [Test(f"TCP-Reno + GN utilization at {top} flows",
+                         _est(e2, "utilization", n=top, config="reno-gn"), ge(0.98))]
+
+
+@CLAIMS.claim("T4", "E2: TCP-Reno + GN under-utilizes the link at 160-220 flows and reaches the link "
+                    "capacity at larger N",
+              paper="\"from 160 to 220, there is some link underutilization ... As the number of flows "
+                    "increases further the system reaches the link capacity\" (derived: utilization ≤ 0.97 "
+                    "at 160-220, ≥ 0.98 at 300)",
+              where="Sec. 4.2.2, Figs. 4-5")
+def t4(ctx: Context) -> Outcome:
+    e2, rates = ctx["e2"], ctx["e2_rates"]
+    tests = t4_tests(e2)
+    alts = [Reading(rate_reading(rate), t4_tests(_sel(rates, rate=rate))) for rate in RATES]
+    alts += _other_tcp_red(ctx, t4_tests) + [Reading(R_GN_HIGH, t4_tests(ctx["e2_gn_high"]))]
+    rate_note = ("the N at which GN reaches capacity is where the BDP per flow falls to about two packets "
+                 "(the windows' floor), so it moves with the link rate, which the paper does not give: see "
+                 "the readings at 20, 60 and 100 Mb/s")
+    why = f"at the principal {RATE / 1e6:g} Mb/s; {rate_note}" if _all_hold(tests) else _why(tests, rate_note)
+    return Outcome(tests, why, alts)
+
+
+def t5_tests(e2: Records, red: Optional[Records] = None) -> List[Test]:
+    red = e2 if red is None else red
+    ns = _ns(e2)
+    tests = [Test(f"TCP(0.9, 0.675) + GN utilization at {n} flows", _est(e2, "utilization", n=n,
+                                                                        config="aimd-gn"), ge(0.98))
+             for n in ns]
+    tests += [Test(f"goodput/throughput, TCP(0.9, 0.675) + GN − TCP-Reno + RED, {n} flows",
+                   _paired(e2, "", {"n": n, "config": "aimd-gn"}, {"n": n, "config": "red"}, fn=_gp_ratio,
+                           other=red), gt(0.0)) for n in ns if _sel(red, n=n, config="red")]
+    return tests
+
+
+@CLAIMS.claim("T5", "E2: TCP(0.9, 0.675) + GN never under-utilizes over 160-300 flows, and its goodput to "
+                    "throughput ratio is better than TCP-Reno + RED's",
+              paper="\"(i) GN cancels the occasional system underutilization ... (ii) ... GN achieves a "
+                    "better Goodput to Throughput ratio when the link is over-utilized\" (derived: "
+                    "utilization ≥ 0.98 at every N)",
+              where="Sec. 4.2.2, Figs. 4-5")
+def t5(ctx: Context) -> Outcome:
+    e2, rates = ctx["e2"], ctx["e2_rates"]
+    tests = t5_tests(e2)
+    alts = [Reading(R_GN_HIGH, t5_tests(ctx["e2_gn_high"], e2))]
+    alts += [Reading(rate_reading(rate), t5_tests(_sel(rates, rate=rate))) for rate in RATES]
+    alts += _other_tcp_red(ctx, t5_tests)
+    why = ""
+    if not _all_hold(tests):
+        ua = {n: _est(e2, "utilization", n=n, config="aimd-gn").mean for n in _ns(e2)}
+        n_low = min(ua, key=ua.get)
+        p = red_parameters(BASE)
+        why = _why(tests, f"TCP(0.9, 0.675) + GN leaves the link idle at low N ({ua[n_low]:.3f} at {n_low} "
+                   "flows): a GN firing marks many flows at once, and their summed cut exceeds the queue "
+                   f"GN's thresholds keep ({2 * p['max_th'] / 3:g}-{p['max_th']:g} of {buffer_packets(RATE)} "
+                   "packets); the reading with GN's thresholds at the buffer's limit tests whether a "
+                   "longer queue absorbs the cut")
+    return Outcome(tests, why, alts)
+
+
+def t6_tests(e2: Records) -> List[Test]:
+    gn, red = {"config": "aimd-gn"}, {"config": "red"}
+    tests = [Test(f"STF (eq. 5, 0.01-s slots), GN − RED, {n} flows",
+                  _paired(e2, "stf_0.01", {**gn, "n": n}, {**red, "n": n}), gt(0.0)) for n in _ns(e2)]
+    if _sel(e2, n=E1_FLOWS):
+        for key, name in (("stf_max", "largest"), ("stf_min", "smallest")):
+            tests.append(Test(f"{name} 1-s STF, GN − RED, {E1_FLOWS} flows",
+                              _paired(e2, key, {**gn, "n": E1_FLOWS}, {**red, "n": E1_FLOWS}), gt(0.0)))
+        tests.append(Test(f"STF gap (GN − RED) over [2, 10) s minus over [0, 2) s, {E1_FLOWS} flows",
+                          _paired(e2, "", {**gn, "n": E1_FLOWS}, {**red, "n": E1_FLOWS},
+                                  fn=lambda r: r["extra"]["stf_after"] - r["extra"]["stf_before"]), gt(0.0)))
+    return tests
+
+
+@CLAIMS.claim("T6", "E3: short-term fairness (eq. 5) of TCP(0.9, 0.675) + GN above TCP-Reno + RED's, its "
+                    "maximum and minimum too; the gap widens after the 2nd second",
+              paper="\"Short-term fairness is improved at the presence of TCP (0.9, 0.675) with GN "
+                    "compared to TCP-Reno with Red\"; \"widens its gap after the 2nd sec\"",
+              where="Sec. 4.2.3, Figs. 6-8")
+def t6(ctx: Context) -> Outcome:
+    e2 = ctx["e2"]
+    tests = t6_tests(e2)
+    alts = _other_tcp_red(ctx, t6_tests)
+    floor = [n for n in _ns(e2) if _est(e2, "cwnd_mean", n=n, config="aimd-gn").mean <= 2.05]
+    note = (f"; at {', '.join(map(str, floor))} flows every GN window sits at the 2-packet minimum (the BDP "
+            "per flow is below 2), so there GN's fairness is perfect by construction" if floor else "")
+    why = "" if _all_hold(tests) else _why(tests, "cause unknown" + note)
+    return Outcome(tests, why, alts)
+
+
+def t7_tests(e2: Records, baseline: str = "red") -> List[Test]:
+    name = LABELS[baseline].replace("TCP-Reno + ", "")
+    return [Test(f"worst-case fairness (eq. 6), GN − {name}, {n} flows",
+                 _paired(e2, "worst_case", {"n": n, "config": "aimd-gn"}, {"n": n, "config": baseline}),
+                 gt(0.0)) for n in _ns(e2)]
+
+
+@CLAIMS.claim("T7", "E3: worst-case fairness (eq. 6) is improved with synchronized notifications: GN above "
+                    "RED",
+              paper="\"worst-case fairness is improved with synchronized notifications\"",
+              where="Sec. 4.2.3, Fig. 9")
+def t7(ctx: Context) -> Outcome:
+    e2 = ctx["e2"]
+    tests = t7_tests(e2)
+    alts = [Reading(R_ECN, t7_tests(e2, "red-ecn"))] + _other_tcp_red(ctx, t7_tests)
+    why = "" if _all_hold(tests) else _why(tests, "cause unknown")
+    return Outcome(tests, why, alts)
+
+
+def t8_tests(e2: Records, n: int = E1_FLOWS) -> List[Test]:
     out = []
-    for r in _sel(e2, n=n, config="aimd-gn"):
-        red = next((x for x in _sel(e2, n=n, config="red") if x["seed"] == r["seed"]), None)
-        if red and red["extra"][key]:
-            out.append(r["extra"][key] / red["extra"][key])
+    for key, eq in (("max_avg_dev", "7"), ("max_dev", "8")):
+        gn = list(_by_seed(e2, key, n=n, config="aimd-gn").values())
+        red = list(_by_seed(e2, key, n=n, config="red").values())
+        name = "MaxAvgCwndDeviation" if eq == "7" else "MaxCwndDeviation"
+        out.append(Test(f"{name} (eq. {eq}), GN over RED, {n} flows", ratio(gn, red), between(0.4, 0.7)))
     return out
 
 
-def _gap(e2: Sequence[Dict[str, Any]], lo: float, hi: float) -> float:
-    """Mean of (GN − RED) per-slot Jain over [lo, hi) s at N = 200 (the 0.1-s series)."""
-    def mean(cfg: str) -> float:
-        vals = []
-        for r in _sel(e2, n=E1_FLOWS, config=cfg):
-            t = np.asarray(r["extra"]["stf_fine_t"])
-            y = np.asarray(r["extra"]["stf_fine"], dtype=float)
-            m = (t >= lo) & (t < hi)
-            vals.append(float(np.nanmean(y[m])))
-        return float(np.mean(vals))
-    return mean("aimd-gn") - mean("red")
+@CLAIMS.claim("T8", "E4: GN \"almost doubles smoothness\": MaxAvgCwndDeviation (eq. 7) and MaxCwndDeviation "
+                    "(eq. 8) with GN about half RED's",
+              paper="\"the proposed strategy almost doubles smoothness performance\"; ratio 0.4-0.7 "
+                    "(derived: a factor 1.4-2.5)",
+              where="Sec. 4.2.4, Figs. 10-13")
+def t8(ctx: Context) -> Outcome:
+    e2 = ctx["e2"]
+    tests = t8_tests(e2)
+    alts = _other_tcp_red(ctx, t8_tests)
+    why = ""
+    if not _all_hold(tests):
+        wc = _est(e2, "worst_case", n=E1_FLOWS, config="red")
+        nr = ctx["e2_newreno"]
+        nr_tests = t8_tests(nr)
+        nr_wc = _est(nr, "worst_case", n=E1_FLOWS, config="red")
+        parts = []
+        for t in tests:
+            if t.result == "holds":
+                continue
+            if t.est.high < 0.4:
+                parts.append(f"{t.quantity} falls to {t.est.mean:.2f}, more than the paper's halving")
+            elif t.est.low > 0.7:
+                parts.append(f"{t.quantity} is {t.est.mean:.2f}, less than the paper's halving")
+        if parts:
+            parts.append(f"RED's timeouts leave a few flows' windows far from the others (its worst-case "
+                         f"fairness is {wc.mean:.2f}) and the max over the flows picks them up")
+        if nr_tests[1].est.defined:
+            parts.append("with NewReno and SACK (reading), where RED leaves its flows less unequal "
+                         f"(worst-case fairness {nr_wc.mean:.2f}), the ratios are "
+                         f"{nr_tests[0].est.mean:.2f} and {nr_tests[1].est.mean:.2f}")
+        why = _why(tests, "; ".join(parts) or "cause unknown")
+    return Outcome(tests, why, alts)
 
 
-def _why6(before: float, after: float) -> str:
-    if after <= before + 0.02:
-        return f"the gap does not open after the starts: {before:+.3f} over [0, 2] s, {after:+.3f} after"
-    return "RED is fairer at some N, or in its max or min"
+def t9_tests(e5: Records) -> List[Test]:
+    out = []
+    for k in sorted({r["labels"]["leaving"] for r in e5}):
+        a, b = {"leaving": k, "config": "aimd-gn"}, {"leaving": k, "config": "red"}
+        out.append(Test(f"goodput GN − RED (Mb/s), {k} of 300 leave", _paired(e5, "goodput_bps", a, b, 1e-6),
+                        ge(0.0)))
+        out.append(Test(f"throughput GN − RED (Mb/s), {k} of 300 leave",
+                        _paired(e5, "throughput_bps", a, b, 1e-6), ge(-0.01 * _cap())))
+    return out
 
 
-def _why8(q7: Estimate, q8: Estimate, r7: Sequence[float], r8: Sequence[float]) -> str:
-    parts = []
-    for name, q, r in (("eq. (7)", q7, r7), ("eq. (8)", q8, r8)):
-        if q.mean < 0.3:
-            parts.append(f"{name} falls to {q.mean:.3f} of RED's ({min(r):.2f}–{max(r):.2f} over N), more "
-                         "than the paper's halving: RED's random drops keep a few flows' average windows far "
-                         "from the others for tens of seconds (its worst-case fairness is low, T7), and the "
-                         "max over flows picks them up; the direction is the paper's, the size depends on "
-                         "how unequal RED leaves the flows, which its unstated parameters decide")
-        elif q.mean > 0.7:
-            parts.append(f"{name} is {q.mean:.2f} of RED's, less than the paper's halving")
-    return "; ".join(parts)
+@CLAIMS.claim("T9", "E5: 300 flows, 30-150 of them leave: TCP(0.9, 0.675) + GN keeps goodput at or above "
+                    "RED's and throughput within 1 % of capacity of RED's",
+              paper="no sentence (\"Figures 14 and 15 depict the corresponding results\"); Sec. 4 expects "
+                    "\"better utilization\" and \"responsiveness\"",
+              where="Sec. 4.2.5, Figs. 14-15; Sec. 4")
+def t9(ctx: Context) -> Outcome:
+    e5 = ctx["e5"]
+    tests = t9_tests(e5)
+    why = ""
+    if not _all_hold(tests):
+        e2 = ctx["e2"]
+        util = ", ".join(f"{_est(e2, 'utilization', n=n, config='aimd-gn').mean:.3f} at {n}"
+                         for n in _ns(e2) if n <= 220)
+        why = _why(tests, "the flows that remain are as few as in E2's low range, where TCP(0.9, 0.675) + GN "
+                   f"leaves the link idle (E2's utilization {util} flows; T5): the same under-utilization")
+    return Outcome(tests, why)
 
 
-def _spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    from scipy import stats  # noqa: PLC0415
+def t10_tests(e2: Records, e6: Records) -> List[Test]:
+    """Each (GN sender, throughput or goodput, N): E6's GN − RED on the side of 0 where E2's lies, or, where
+    E2's is a tie (its mean within ±1 % of the capacity, the band T9 uses), within that band too."""
+    out = []
+    tie = 0.01 * _cap()
+    for cfg in GN_CONFIGS:
+        for key, name in (("throughput_bps", "throughput"), ("goodput_bps", "goodput")):
+            for n in _ns(e6):
+                a, b = {"n": n, "config": cfg}, {"n": n, "config": "red"}
+                d2, d6 = _paired(e2, key, a, b, 1e-6), _paired(e6, key, a, b, 1e-6)
+                if d2.defined and d2.mean > tie:
+                    region, side = gt(0.0), "> 0 as in E2"
+                elif d2.defined and d2.mean < -tie:
+                    region, side = lt(0.0), "< 0 as in E2"
+                else:
+                    region, side = between(-tie, tie), "a tie as in E2"
+                label = LABELS[cfg].replace(" + GN", "")
+                out.append(Test(f"{name} GN − RED with diverse RTTs, {label}, {n} flows ({side})", d6,
+                                region))
+    return out
 
-    if len(x) < 3:
-        return math.nan
-    return float(stats.spearmanr(x, y)[0])
+
+@CLAIMS.claim("T10", "E6: with diverse RTTs GN compares with RED as in E2 (each sign of GN − RED kept, each "
+                     "tie within 1 % of the capacity kept)",
+              paper="\"similar comparative performance is exhibited here as well\"",
+              where="Sec. 4.2.6, Figs. 17-18")
+def t10(ctx: Context) -> Outcome:
+    e2, e6 = ctx["e2"], ctx["e6"]
+    tests = t10_tests(e2, e6)
+    why = ""
+    if not _all_hold(tests):
+        shift = []
+        for cfg in GN_CONFIGS:
+            u2 = {n: _est(e2, "utilization", n=n, config=cfg).mean for n in _ns(e6)}
+            u6 = {n: _est(e6, "utilization", n=n, config=cfg).mean for n in _ns(e6)}
+            full2 = min((n for n in u2 if u2[n] >= 0.99), default=None)
+            full6 = min((n for n in u6 if u6[n] >= 0.99), default=None)
+            shift.append(f"{LABELS[cfg]} reaches capacity from {full2} flows in E2 and from {full6} with "
+                         "diverse RTTs")
+        why = _why(tests, "the RTT spread moves the N at which GN reaches capacity (" + "; ".join(shift)
+                   + "), so near that N the sign of GN − RED changes")
+    return Outcome(tests, why)
+
+
+def t11_tests(e2: Records) -> List[Test]:
+    out = []
+    for n in _ns(e2):
+        for cfg in GN_CONFIGS:
+            a, b = {"n": n, "config": cfg}, {"n": n, "config": "red"}
+            label = LABELS[cfg].replace(" + GN", "")
+            out.append(Test(f"STF GN − RED, {label}, {n} flows", _paired(e2, "stf_0.01", a, b), gt(0.0)))
+            out.append(Test(f"MaxCwndDeviation GN − RED (packets), {label}, {n} flows",
+                            _paired(e2, "max_dev", a, b), lt(0.0)))
+    return out
+
+
+@CLAIMS.claim("T11", "Under GN fairness and smoothness improve together: at every N, with either sender, GN "
+                     "is both fairer (eq. 5) and smoother (eq. 8) than RED",
+              paper="\"in the context of Global Notifier, smoothness and fairness do not follow "
+                    "contradicting dynamics\"",
+              where="Sec. 5")
+def t11(ctx: Context) -> Outcome:
+    e2 = ctx["e2"]
+    tests = t11_tests(e2)
+    alts = _other_tcp_red(ctx, t11_tests)
+    why = ""
+    if not _all_hold(tests):
+        fairer_rougher = []
+        for n in _ns(e2):
+            for cfg in GN_CONFIGS:
+                a, b = {"n": n, "config": cfg}, {"n": n, "config": "red"}
+                s, d = _paired(e2, "stf_0.01", a, b), _paired(e2, "max_dev", a, b)
+                if (s.low > 0 and d.low > 0) or (s.high < 0 and d.high < 0):
+                    fairer_rougher.append(f"{LABELS[cfg]} at {n} flows")
+        trade = "a trade-off (fairer but less smooth, or the reverse) at " + ", ".join(fairer_rougher)
+        why = _why(tests, trade if fairer_rougher else "cause unknown")
+    return Outcome(tests, why, alts)
+
+
+def t12_tests(e2: Records, baseline: str = "red-ecn") -> List[Test]:
+    return [Test(f"drops per run, TCP-Reno + GN − {LABELS[baseline]}, {n} flows",
+                 _paired(e2, "drops", {"n": n, "config": "reno-gn"}, {"n": n, "config": baseline}), lt(0.0))
+            for n in _ns(e2) if _sel(e2, n=n, config=baseline)]
+
+
+@CLAIMS.claim("T12", "GN discards only on a full buffer or an average above 2·max_th and so avoids packet "
+                     "drops: fewer drops than RED/ECN (RED's test marking only the arrival), the same sender",
+              paper="\"If the buffer is fully utilized or the current average queue size has exceeded the "
+                    "2·max_th the packet is being discarded\"; \"better utilization due to avoiding packet "
+                    "drops\"",
+              where="Sec. 3.1; Sec. 4")
+def t12(ctx: Context) -> Outcome:
+    e2 = ctx["e2"]
+    tests = t12_tests(e2)
+    alts = [Reading(R_DROPPING, t12_tests(e2, "red"))] + _other_tcp_red(ctx, t12_tests)
+    why = ""
+    if not _all_hold(tests):
+        forced = {n: _est(e2, "drops_forced", n=n, config="reno-gn").mean for n in _ns(e2)}
+        worst = max(forced, key=forced.get)
+        if forced[worst] > 0:
+            cwnd = _est(e2, "cwnd_mean", n=worst, config="reno-gn").mean
+            wc = _est(e2, "worst_case", n=worst, config="red-ecn").mean
+            line = buffer_packets(RATE) + 2 * red_parameters(BASE)["max_th"]
+            cause = (f"at {worst} flows GN drops {forced[worst]:,.0f} packets per run, forced ones (the "
+                     f"average above 2·max_th): every window sits at its floor (mean cwnd {cwnd:.2f}), and "
+                     f"{worst} × 2 "
+                     f"packets exceed the BDP plus 2·max_th ({line:g}), so no mark can bring the average "
+                     "back; RED/ECN stays below that line because some of its flows sit out in timeouts (its "
+                     f"worst-case fairness is {wc:.2f}). In packet mode (reading) 2·max_th is 150 packets")
+        else:
+            cause = "cause unknown"
+        why = _why(tests, cause)
+    return Outcome(tests, why, alts)
+
+
+@CLAIMS.claim("T12m", "GN never drops early: every GN loss is a forced or an overflow drop (by construction)",
+              paper="\"the packet is buffered and the probability p_a is being calculated\"",
+              where="Sec. 3.1", model_check=True)
+def t12m(ctx: Context) -> Outcome:
+    early = sum(r["summary"].get("drops_early", 0) for name in ("e2", "e5", "e6") for r in ctx[name]
+                if r["labels"]["config"] in GN_CONFIGS)
+    runs = sum(1 for name in ("e2", "e5", "e6") for r in ctx[name] if r["labels"]["config"] in GN_CONFIGS)
+    tests = [Test(f"early drops in {runs} GN runs", exact(early), le(0.0))]
+    return Outcome(tests, "" if _all_hold(tests) else "a GN run dropped early: a bug in the discipline")
+
+
+# ------------------------------------------------------------------------------------------- sensitivity
 
 
 def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
-    """The report's tables of the choices the paper leaves open, each against the chosen setting."""
-    e1, e2, sens = results["e1"], results["e2"], results["sensitivity"]
-    n = E1_FLOWS
-    lines = ["Link rate (the BDP per flow), E2's utilization and goodput (Mb/s) with RED's automatic "
-             "parameters at each rate; the chosen 40 Mb/s first:", "",
+    """The report's tables of what the readings change, each against the principal reading."""
+    e2 = results["e2"]
+    lines = ["Link rate (the BDP per flow): E2's utilization and goodput (Mb/s) with RED's automatic "
+             "parameters at each rate; the principal 40 Mb/s first:", "",
              "| rate | N | " + " | ".join(f"{LABELS[c]} util | goodput" for c in PAPER_CONFIGS) + " |",
              "|---|---|" + "---|---|" * len(PAPER_CONFIGS)]
-    for n_ in (160, 220, 300):
-        if not _sel(e2, n=n_):
-            continue
-        lines.append(f"| {RATE / 1e6:g} Mb/s (chosen) | {n_} | " + " | ".join(
-            f"{_est(e2, 'utilization', n=n_, config=c)} | {_mbps(e2, 'goodput_bps', n=n_, config=c)}"
+    for n in RATE_FLOWS:
+        lines.append(f"| {RATE / 1e6:g} Mb/s (principal) | {n} | " + " | ".join(
+            f"{_est(e2, 'utilization', n=n, config=c)} | {_mbps(e2, 'goodput_bps', n=n, config=c)}"
             for c in PAPER_CONFIGS) + " |")
-    for variant in _variants(sens, "rate"):
-        for n_ in sorted({r["labels"]["n"] for r in _sel(sens, what="rate", variant=variant)}):
-            lines.append(f"| {variant} | {n_} | " + " | ".join(
-                f"{_est(sens, 'utilization', what='rate', variant=variant, n=n_, config=c)} | "
-                f"{_mbps(sens, 'goodput_bps', what='rate', variant=variant, n=n_, config=c)}"
-                for c in PAPER_CONFIGS) + " |")
-    lines += ["", f"Loss recovery, RED's parameters, the ns-2 halving and the ECN response at N = {n} "
-              "(utilization, goodput/throughput, STF over 0.01-s slots, MaxCwndDeviation, worst-case "
-              "fairness):", "",
-              "| setting | configuration | utilization | goodput/throughput | STF | MaxCwndDeviation | "
-              "worst case |", "|---|---|---|---|---|---|---|"]
-
-    def row(label: str, recs: Sequence[Dict[str, Any]], config: str, **kw: Any) -> str:
-        sel = _sel(recs, config=config, **kw)
-        ratio = estimate([r["extra"]["goodput_bps"] / r["extra"]["throughput_bps"] for r in sel])
-        return (f"| {label} | {LABELS[config]} | {_est(recs, 'utilization', config=config, **kw)} | "
-                f"{ratio} | {_est(recs, 'stf_0.01', config=config, **kw)} | "
-                f"{_est(recs, 'max_dev', config=config, **kw)} "
-                f"| {_est(recs, 'worst_case', config=config, **kw)} |")
-
-    for config in CONFIGS:
-        lines.append(row("chosen" if config != "red-ecn" else "chosen (RED/ECN)", e2, config, n=n))
-    for what in ("recovery", "red", "halving", "ecn"):
-        for variant in _variants(sens, what):
-            for config in CONFIGS:
-                if _sel(sens, what=what, variant=variant, config=config):
-                    lines.append(row(variant, sens, config, what=what, variant=variant))
-    lines += ["", f"Slot length of ShortTermFairness (eq. 5) at N = {n}:", "",
+    rates = results.get("e2_rates", [])
+    for rate in RATES:
+        for n in _ns(_sel(rates, rate=rate)):
+            lines.append(f"| {rate / 1e6:g} Mb/s | {n} | " + " | ".join(
+                f"{_est(rates, 'utilization', rate=rate, n=n, config=c)} | "
+                f"{_mbps(rates, 'goodput_bps', rate=rate, n=n, config=c)}" for c in PAPER_CONFIGS) + " |")
+    lines += ["", "The readings at 200 flows (utilization, goodput/throughput, STF over 0.01-s slots, "
+              "MaxCwndDeviation, worst-case fairness, drops per run, GN's largest firing in flows):", "",
+              "| reading | configuration | utilization | goodput/throughput | STF | MaxCwndDeviation | "
+              "worst case | drops | largest firing |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, label in (("e2", "principal"), ("e2_newreno", R_NEWRENO), ("e2_red_packets", R_PACKETS),
+                        ("e2_gn_high", R_GN_HIGH)):
+        recs = results.get(name, [])
+        n = E1_FLOWS if _sel(recs, n=E1_FLOWS) else (220 if _sel(recs, n=220) else None)
+        if n is None:
+            continue
+        for config in CONFIGS:
+            sel = _sel(recs, n=n, config=config)
+            if not sel:
+                continue
+            gp = estimate([_gp_ratio(r) for r in sel])
+            big = _est(recs, "notify_flows_max", n=n, config=config)
+            lines.append(f"| {label}{'' if n == E1_FLOWS else f' ({n} flows)'} | {LABELS[config]} | "
+                         f"{_est(recs, 'utilization', n=n, config=config)} | {gp} | "
+                         f"{_est(recs, 'stf_0.01', n=n, config=config)} | "
+                         f"{_est(recs, 'max_dev', n=n, config=config)} | "
+                         f"{_est(recs, 'worst_case', n=n, config=config)} | "
+                         f"{_est(recs, 'drops', n=n, config=config)} | {big if big.defined else '-'} |")
+    lines += ["", "E1's clock and signal: seconds until every flow (and 95 % of them) had its first early "
+              "signal (a mark or an early drop) and its first signal of any kind; a seed where some flow "
+              f"had none within {E1_DURATION:g} s counts {E1_DURATION:g}:", "",
+              "| reading | configuration | all, early | 95 %, early | all, any | 95 %, any |",
+              "|---|---|---|---|---|---|"]
+    for name, label in (("e1", "principal"), ("e1_red_packets", R_PACKETS), ("e1_newreno", R_NEWRENO)):
+        recs = results.get(name, [])
+        for config in CONFIGS:
+            sel = _sel(recs, config=config)
+            if not sel:
+                continue
+            cells = []
+            for key in ("all_early", "p95_early", "all_any", "p95_any"):
+                vals = [r["extra"].get(key) for r in sel]
+                never = sum(v is None for v in vals)
+                cells.append(str(estimate([E1_DURATION if v is None else v for v in vals]))
+                             + (f" ({never} of {len(vals)} not within the run)" if never else ""))
+            lines.append(f"| {label} | {LABELS[config]} | " + " | ".join(cells) + " |")
+    lines += ["", f"Slot length of ShortTermFairness (eq. 5) at N = {E1_FLOWS}:", "",
               "| configuration | " + " | ".join(f"{s:g} s" for s in SLOTS) + " |",
               "|---|" + "---|" * len(SLOTS)]
     for config in CONFIGS:
         lines.append(f"| {LABELS[config]} | " + " | ".join(
-            str(_est(e2, f"stf_{s:g}", n=n, config=config)) for s in SLOTS) + " |")
-    lines += ["", "E1's clock and signal: seconds until every flow (and 95 % of them) has had its first "
-              "router mark, its first drop (any reason) or its first window reduction (sender):", "",
-              "| configuration | all marked | 95 % marked | all with a drop | all reduced |",
-              "|---|---|---|---|---|"]
-    kinds = (("notified_marks", 1.0), ("notified_marks", 0.95), ("notified_drops", 1.0), ("reacted", 1.0))
-    for config in ("red-ecn", "reno-gn", "aimd-gn", "red"):
-        lines.append(f"| {LABELS[config]} | " + " | ".join(_time_cell(e1, config, *k) for k in kinds) + " |")
-    e1s = results.get("e1_sensitivity", [])
-    for variant in sorted({r["labels"]["variant"] for r in e1s}):
-        for config in ("red-ecn", "reno-gn"):
-            cells = [_time_cell(_sel(e1s, variant=variant), config, *k) for k in kinds[:2]]
-            lines.append(f"| {LABELS[config]}, RED's {variant} | " + " | ".join(cells) + " | | |")
+            str(_est(e2, f"stf_{s:g}", n=E1_FLOWS, config=config)) for s in SLOTS) + " |")
     return lines
-
-
-def _time_cell(e1: Sequence[Dict[str, Any]], config: str, count: str, share: float) -> str:
-    """The mean time (s) until ``share`` of the flows are notified by ``count``, and how often never."""
-    ts, ok = notification_times(e1, config, count, share)
-    last = max(r["labels"]["t"] for r in e1)
-    if not any(ok):
-        return f"not by {last:g} s"
-    return str(estimate(ts)) + ("" if all(ok) else f" ({sum(not x for x in ok)} of {len(ok)} seeds not by "
-                                                   f"{last:g} s, counted as {last:g})")
 
 
 # ------------------------------------------------------------------------------------------- figures
 
 
-def _curve(e1: Sequence[Dict[str, Any]], config: str,
-           count: str = "notified_marks") -> Tuple[List[float], List[Estimate]]:
-    times = sorted({r["labels"]["t"] for r in e1})
-    return times, [estimate([100.0 * r["extra"][count] / r["extra"]["flows"]
-                             for r in _sel(e1, config=config, t=t)]) for t in times]
-
-
-def _series(e2: Sequence[Dict[str, Any]], config: str, tkey: str, ykey: str) -> Tuple[np.ndarray, np.ndarray,
-                                                                                        np.ndarray]:
+def _series(e2: Records, config: str, tkey: str, ykey: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean over seeds and 95 % half-width of a stored time series at N = 200."""
     recs = _sel(e2, n=E1_FLOWS, config=config)
     t = np.asarray(recs[0]["extra"][tkey])
@@ -844,8 +1108,12 @@ def _series(e2: Sequence[Dict[str, Any]], config: str, tkey: str, ykey: str) -> 
     m = min(len(y) for y in ys)
     ests = [estimate([y[i] for y in ys]) for i in range(m)]
     mean = np.array([e.mean for e in ests])
-    half = np.nan_to_num(np.array([e.high - e.mean for e in ests]))
-    return t[:m], mean, half
+    return t[:m], mean, _finite_or_zero(np.array([e.high - e.mean for e in ests]))
+
+
+def _finite_or_zero(x: np.ndarray) -> np.ndarray:
+    """Half-widths to draw: none where there is no interval (one seed)."""
+    return np.where(np.isfinite(x), x, 0.0)
 
 
 class _Figures:
@@ -878,12 +1146,12 @@ class _Figures:
         kw = {"label": LABELS[config], **self.STYLES[config], **kw}
         ax.errorbar(xs, [e.mean for e in ests], yerr=_yerr(ests), ms=4, capsize=2, **kw)
 
-    def band(self, ax: Any, e2: Sequence[Dict[str, Any]], config: str, tkey: str, ykey: str,
-             clip: float = math.inf, alpha: float = 0.2) -> float:
+    def band(self, ax: Any, e2: Records, config: str, tkey: str, ykey: str,
+             clip: float = math.inf, alpha: float = 0.2, **kw: Any) -> float:
         """A stored time series at N = 200: the mean over seeds, its 95 % band; returns the band's top."""
         t, m, h = _series(e2, config, tkey, ykey)
         colour = self.STYLES[config]["color"]
-        ax.plot(t, m, color=colour, label=LABELS[config], lw=1)
+        ax.plot(t, m, color=colour, label=kw.get("label", LABELS[config]), lw=1, ls=kw.get("ls", "-"))
         ax.fill_between(t, np.maximum(m - h, 0), np.minimum(m + h, clip), color=colour, alpha=alpha)
         return float(np.nanmax(m + h))
 
@@ -902,7 +1170,7 @@ def _yerr(ests: Sequence[Estimate]) -> List[np.ndarray]:
     """Error bars (below, above the mean) of the 95 % intervals; none where there is no interval."""
     below = np.array([e.mean - e.low for e in ests])
     above = np.array([e.high - e.mean for e in ests])
-    return [np.nan_to_num(below), np.nan_to_num(above)]
+    return [_finite_or_zero(below), _finite_or_zero(above)]
 
 
 def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[str, str]]:
@@ -910,24 +1178,32 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     PNG + SVG. Returns (file stem, caption) pairs."""
     f = _Figures(out)
     e1, e2, e5, e6 = results["e1"], results["e2"], results["e5"], results["e6"]
-    ns = sorted({r["labels"]["n"] for r in e2})
+    ns = _ns(e2)
     jain_axis = "Short-term fairness (Jain)"
 
     fig, axes = f.axes(1, 2, size=(11, 4))
-    for ax, ylim in zip(axes, ((0, 102), (90, 100.5))):
-        for config in ("red-ecn", "reno-gn", "aimd-gn"):
-            t, ests = _curve(e1, config)
-            f.points(ax, t, ests, config, label=f"{LABELS[config].replace('TCP-Reno + ', '')} (first mark)")
-        t, ests = _curve(e1, "red", "notified_drops")
-        f.points(ax, t, ests, "red", label="RED, dropping (first drop, any reason)", ls=":")
+    for ax, (lo, hi) in zip(axes, ((0, 102), (90, 100.5))):
+        for config in CONFIGS:
+            sel = _sel(e1, config=config)
+            if not sel:
+                continue
+            curves = np.asarray([r["extra"]["curve_early"] for r in sel], dtype=float) * 100
+            m = curves.mean(axis=0)
+            ax.plot(CURVE, m, label=f"{LABELS[config].replace('TCP-Reno + ', '')} (first early signal)",
+                    color=f.STYLES[config]["color"], lw=1.2)
+            if len(curves) > 1:
+                h = _finite_or_zero(np.array([estimate(curves[:, i]).high - m[i] for i in range(len(CURVE))]))
+                ax.fill_between(CURVE, m - h, m + h,
+                                color=f.STYLES[config]["color"], alpha=0.15)
         ax.axvline(START_SPREAD, color="grey", ls=":", lw=1)
-        _dress(ax, "Time (s)", "Flows notified (% of 200)", ylim, loc="lower right")
+        ax.set_xlim(0, 12)
+        _dress(ax, "Time (s)", "Flows notified (% of 200)", (lo, hi), loc="lower right")
     axes[0].set_title("(a) all flows")
     axes[1].set_title("(b) the last 10 %")
     f.save(fig, "fig3", "Fig. 3: system notification, 200 flows starting over [0, 2] s: share of the flows "
-           "whose packets the router has marked (dropped, dotted) by time t")
+           "that have had the router's first early signal (a mark or an early drop) by time t")
 
-    cap = RATE * PAYLOAD / PACKET / 1e6
+    cap = _cap()
     flows = ("n", "Number of flows")
     e2_caption = f"against the number of flows, {RATE / 1e6:g} Mb/s bottleneck (dotted: the payload capacity)"
     e5_caption = "over the second half of the run, after flows leave halfway through it"
@@ -985,3 +1261,4 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
         f.save(fig, stem, f"Figs. {stem[3:].replace('_', ' and ')}: {name} (eq. {eq}) with RED and with GN "
                "over time, 200 flows (1-s means)")
     return f.made
+
