@@ -294,7 +294,11 @@ def test_the_check_against_a_committed_table(tmp_path: Path) -> None:
     moved = _doc()  # the quick interval excludes the committed mean 0.9
     moved["claims"][0]["tests"][0].update(mean=0.84, low=0.82, high=0.86)
     assert check_against(moved, committed) == [
-        "T1: u: [0.82, 0.86] here excludes the committed mean 0.9"]
+        "T1: u: [0.8148, 0.8652] here (widened to the 97.5 % level) excludes the committed mean 0.9"]
+    # Bonferroni over the two compared tests: t(0.9875, 4) / t(0.975, 4) = 1.2935 times the half-width.
+    # [0.79, 0.89] excludes 0.9, but widened (half-width 0.05 -> 0.0647) it does not.
+    moved["claims"][0]["tests"][0].update(mean=0.84, low=0.79, high=0.89)
+    assert check_against(moved, committed) == []
     moved["claims"][0]["tests"][0]["comparable"] = False  # another design in quick mode: not compared
     assert check_against(moved, committed) == []
     lost = _doc()

@@ -194,45 +194,59 @@ def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int]
     return {**doc, "report": str(out / "report.md")}
 
 
+def _pairs(doc: Dict[str, Any], committed: Dict[str, Any]) -> List[tuple]:
+    """(claim id, this run's test, the committed test) for every test measured on the same design in both."""
+    old = {(c["id"], t["quantity"]): t for c in committed["claims"] + committed.get("model_checks", [])
+           for t in c["tests"] if t.get("mean") is not None}
+    return [(c["id"], t, old[(c["id"], t["quantity"])])
+            for c in doc["claims"] + doc.get("model_checks", []) for t in c["tests"]
+            if t.get("comparable", True) and (c["id"], t["quantity"]) in old
+            and t.get("low") is not None and t.get("high") is not None]
+
+
+def _widened(t: Dict[str, Any], m: int) -> tuple:
+    """``t``'s 95 % interval widened to the level 1 − 0.05/m (Bonferroni over ``m`` compared tests): the
+    half-widths scaled by t(1 − 0.025/m, n − 1) / t(0.975, n − 1). An exact number stays exact."""
+    from scipy import stats  # noqa: PLC0415
+
+    n = int(t.get("n") or 0)
+    if n < 2 or m <= 1 or t["low"] == t["high"]:
+        return t["low"], t["high"]
+    k = float(stats.t.ppf(1 - 0.025 / m, n - 1) / stats.t.ppf(0.975, n - 1))
+    return t["mean"] - k * (t["mean"] - t["low"]), t["mean"] + k * (t["high"] - t["mean"])
+
+
 def check_against(doc: Dict[str, Any], committed: Path) -> List[str]:
     """Regressions of a (quick) run ``doc`` against the committed ``claims.json``: a claim that holds there
-    but differs here or is missing, and a test (same claim, same quantity, comparable designs) whose
-    interval here excludes the committed mean. An inconclusive claim here is not a regression: few quick
-    seeds decide less."""
+    but differs here or is missing, and a test (same claim, same quantity, the same design in both) whose
+    interval here excludes the committed mean. With m such tests compared, each interval is widened to the
+    Bonferroni level 1 − 0.05/m, so that the whole check raises a false alarm at most 5 % of the time (a 95 %
+    interval excludes the true mean 5 % of the time, whatever the number of seeds). An inconclusive claim
+    here is not a regression: few quick seeds decide less."""
     if not committed.exists():
         raise BufferLabError(f"--check: {committed} not found (run the full reproduction first)")
     try:
         before = json.loads(committed.read_text())
         old = {c["id"]: c for c in before["claims"] + before.get("model_checks", [])}
+        pairs = _pairs(doc, before)
     except (ValueError, KeyError, TypeError) as exc:
-        raise BufferLabError(f"--check: {committed} is not a claims table ({exc})") from None
+        raise BufferLabError(f"--check: {committed} is not a claims table ({exc!r})") from None
     now = {c["id"]: c for c in doc["claims"] + doc.get("model_checks", [])}
-    out = []
-    for cid, c in old.items():
-        if c["verdict"] == HOLDS and (cid not in now or now[cid]["verdict"] == DIFFERS):
-            out.append(f"{cid}: held in {committed}, now {now[cid]['verdict'] if cid in now else 'missing'}")
-        if cid not in now:
-            continue
-        tests = {t["quantity"]: t for t in now[cid]["tests"] if t.get("comparable", True)}
-        for t in c["tests"]:
-            q = tests.get(t["quantity"])
-            if q is None or t.get("mean") is None or q.get("low") is None or q.get("high") is None:
-                continue
-            if not q["low"] <= t["mean"] <= q["high"]:
-                out.append(f"{cid}: {t['quantity']}: [{q['low']:.4g}, {q['high']:.4g}] here excludes the "
-                           f"committed mean {t['mean']:.4g}")
+    out = [f"{cid}: held in {committed}, now {now[cid]['verdict'] if cid in now else 'missing'}"
+           for cid, c in old.items()
+           if c["verdict"] == HOLDS and (cid not in now or now[cid]["verdict"] == DIFFERS)]
+    for cid, t, was in pairs:
+        low, high = _widened(t, len(pairs))
+        if not low <= was["mean"] <= high:
+            out.append(f"{cid}: {t['quantity']}: [{low:.4g}, {high:.4g}] here (widened to the "
+                       f"{100 * (1 - 0.05 / len(pairs)):.3g} % level) excludes the committed mean "
+                       f"{was['mean']:.4g}")
     return out
 
 
 def compared_tests(doc: Dict[str, Any], committed: Path) -> int:
     """How many of ``doc``'s tests ``check_against`` held against a committed mean."""
-    if not committed.exists():
-        return 0
-    before = json.loads(committed.read_text())
-    old = {(c["id"], t["quantity"]) for c in before["claims"] + before.get("model_checks", [])
-           for t in c["tests"] if t.get("mean") is not None}
-    return sum(1 for c in doc["claims"] + doc.get("model_checks", []) for t in c["tests"]
-               if t.get("comparable", True) and (c["id"], t["quantity"]) in old)
+    return len(_pairs(doc, json.loads(committed.read_text()))) if committed.exists() else 0
 
 
 def summary_markdown(root: Path) -> str:
