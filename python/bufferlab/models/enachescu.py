@@ -1,5 +1,5 @@
 """Tiny-buffer theory of Enachescu, Ganjali, Goel, McKeown & Roughgarden, "Routers with very small buffers"
-(ACM SIGCOMM CCR 35(3), July 2005; paper note ``enachescu_2005_tiny_buffers.md``).
+(ACM SIGCOMM CCR 35(3), July 2005). Section, theorem and figure numbers below are the paper's.
 
 * Theorem 1 (Poisson sources, over-provisioned link, eq. (1)/(16)):
   ``B >= log_{1/rho}(W_max^2 / (2 (1 - theta)))`` packets give effective utilization ``theta``.
