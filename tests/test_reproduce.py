@@ -353,3 +353,34 @@ def test_every_claim_cites_the_papers_own_text() -> None:
             kinds = ("Sec", "Fig", "Table", "Eq", "Thm", "Theorem", "Lemma", "Appendix", "Abstract",
                      "Assumption", "Sim")
             assert any(k in c.where for k in kinds), (name, c.id, c.where)
+
+
+NOTES = {"eun-wang": "eun_wang_2008_aggressive_marking.md",
+         "index-policy": "avrachenkov_2013_index_policy.md",
+         "tiny-buffers": "enachescu_2005_tiny_buffers.md",
+         "global-notifier": "tsioliaridou_global_notifier.md",
+         "odt-ob": "stanojevic_shorten_odt_ob.md"}
+
+
+def _note_claim_ids(text: str) -> set:
+    """The ids of a reading note's testable claims: its "Testable claims" section's items, numbered
+    ("3. **") or named ("**T3", "- T3.", "- S-c.")."""
+    import re
+
+    head = re.search(r"^(#+) .*Testable claims.*$", text, re.M)
+    assert head, "no Testable claims section"
+    rest = text[head.end():]
+    end = re.search(rf"^#{{1,{len(head.group(1))}}} ", rest, re.M)
+    section = rest[:end.start()] if end else rest
+    named = set(re.findall(r"^(?:\d+\. \*\*|- )(T\d+|S-[a-z])\b", section, re.M))
+    numbered = set(re.findall(r"^(\d+)\. \*\*", section, re.M))
+    return named or numbered
+
+
+@pytest.mark.parametrize("name", list(NOTES))
+def test_every_claim_of_the_reading_notes_is_judged(name: str) -> None:
+    from conftest import paper_note
+
+    ids = {c.id for c in rp.paper_module(name).CLAIMS}
+    wanted = _note_claim_ids(paper_note(NOTES[name]))
+    assert len(wanted) >= 12 and wanted <= ids, sorted(wanted - ids)
