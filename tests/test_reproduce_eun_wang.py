@@ -27,7 +27,7 @@ def test_the_module_is_registered_and_declares_its_readings() -> None:
     assert [c.id for c in ew.CLAIMS if c.model_check] == ["15-eq27"]
     for c in ew.CLAIMS:
         assert c.paper and c.where and "note" not in (c.paper + c.where).lower()
-    assert "gentle_ on" in ew.PRINCIPAL and "Reno" in ew.PRINCIPAL
+    assert "gentle_ on" in ew.PRINCIPAL and "Reno" in ew.PRINCIPAL and "mark_p_ 0.1" in ew.PRINCIPAL
     assert all("\"" in choice for choice in ew.CHOICES)  # each choice quotes the paper
 
 
@@ -35,7 +35,8 @@ def test_experiments_follow_the_paper_where_it_speaks() -> None:
     full = ew.experiments(quick=False, seeds=1)
     grid = {t.labels["n"] for t in full["fig4"] + full["fig4_grid"]}
     assert grid == set(ew.GRID) and max(grid) == 1300                        # N up to 1300
-    for t in full["fig4"] + full["fig4_grid"] + full["fig5"] + full["gentle_off"] + full["sack"]:
+    for t in (full["fig4"] + full["fig4_grid"] + full["fig5"] + full["gentle_off"] + full["sack"]
+              + full["always_mark"]):
         sc, n = t.scenario, t.labels["n"]
         assert sc["bottleneck"]["rate"] == f"{n * 100e3:.10g}bps"            # N x 100 kb/s
         assert sc["flows"]["count"] == n
@@ -47,12 +48,16 @@ def test_experiments_follow_the_paper_where_it_speaks() -> None:
         assert q["alpha"] == t.labels["alpha"]
         reading = t.labels["reading"]
         assert q["gentle"] is (reading != ew.GENTLE_OFF)                    # ns-2's default: gentle on
+        assert q.get("mark_p") == (None if reading == ew.ALWAYS else 0.1)  # ns-2 >= 2.30: use_mark_p_
         if reading == ew.SACK:
             assert sc["tcp"]["sack"] is True and sc["tcp"]["recovery"] == "newreno"
         else:                                                                # Agent/TCP/Reno
             assert sc["tcp"]["sack"] is False and sc["tcp"]["recovery"] == "reno"
             assert sc["tcp"]["max_window"] == 20 and sc["tcp"]["initial_window"] == 1
     assert {t.labels["reading"] for t in full["fig4"] + full["fig5"]} == {"principal"}
+    assert {t.labels["reading"] for t in full["always_mark"] + full["fig8_mark"]} == {ew.ALWAYS}
+    assert all("mark_p" not in t.scenario["bottleneck"]["queue"]                # the model: no cut-off
+               for t in full["modes"] if t.labels["reading"] == "marking")
     assert {(t.labels["profile"], t.labels["alpha"]) for t in full["fig4"]} == \
         {("red1", 0.2), ("exp", 0.2), ("red2", 0.2)}
     assert {(t.labels["profile"], t.labels["alpha"]) for t in full["fig5"]} == {("red1", 0.3), ("red2", 0.3)}
@@ -143,6 +148,9 @@ def _records(kind: str = "paper") -> Dict[str, List[Dict[str, Any]]]:
     add("gentle_off", ew.GENTLE_OFF, ("red1", "red2"), ew.CMP, 0.3)
     add("gentle_off_grid", ew.GENTLE_OFF, ew.PROFILES, rest)
     add("sack", ew.SACK, ew.PROFILES, (100, 200, 1000))
+    add("always_mark", ew.ALWAYS, ew.PROFILES, ew.CMP)
+    add("always_mark", ew.ALWAYS, ("red1", "red2"), ew.CMP, 0.3)
+    add("fig6b", ew.ALWAYS, ("red1",), (ew.HIST_N,))
     add("fig6b", "principal", ("red1",), (ew.HIST_N,))
     add("fig6b", ew.GENTLE_OFF, ("red1",), (ew.HIST_N,))
     add("pipe", "principal", ("red1",), (ew.HIST_N,), rtt="one-way")
@@ -151,7 +159,8 @@ def _records(kind: str = "paper") -> Dict[str, List[Dict[str, Any]]]:
     add("modes", "threshold", ("exp",), ew.CMP)
     for v in ew.SENS_VARIANTS:
         add("sensitivity", v, ("red1", "red2"), ew.CMP)
-    for name, reading in (("fig8", "principal"), ("fig8_grid", "principal"), ("fig8_off", ew.GENTLE_OFF)):
+    for name, reading in (("fig8", "principal"), ("fig8_grid", "principal"), ("fig8_off", ew.GENTLE_OFF),
+                          ("fig8_mark", ew.ALWAYS)):
         for p in ew.PROFILES:
             for n in (ew.CMP if name != "fig8_grid" else rest):
                 for seed in SEEDS:
@@ -258,7 +267,7 @@ def test_the_alternative_readings_carry_the_same_tests(fake_model: Dict[str, Any
     for cid in PACKET_CLAIMS:
         out = ew.CLAIMS.function(cid)(Context(results, quick=False))
         names = [a.name for a in out.alternatives]
-        assert ew.GENTLE_OFF in names, cid
+        assert ew.GENTLE_OFF in names and ew.ALWAYS in names, cid
         quantities = [t.quantity for t in out.tests]
         for alt in out.alternatives:
             assert [t.quantity for t in alt.tests] == quantities, (cid, alt.name)

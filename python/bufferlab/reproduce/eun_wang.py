@@ -48,8 +48,9 @@ from bufferlab.reproduce.runner import Task
 NAME = "eun-wang"
 TITLE = ("Eun & Wang (2008), \"Achieving 100% Throughput in TCP/AQM Under Aggressive Packet Marking With "
          "Small Buffer\" (IEEE/ACM ToN 16(4))")
-PRINCIPAL = ("ns-2 of 2006-07 with Table I: RED gentle_ on (q_weight 1, wait_ on, forced drops), classic "
-             "Reno without SACK (Agent/TCP/Reno), ECN, window_ 20")
+PRINCIPAL = ("ns-2 of 2006-07 with Table I: RED gentle_ on (q_weight 1, wait_ on, forced drops), ECN marks "
+             "only while p_b < mark_p_ 0.1 (use_mark_p_ true), classic Reno without SACK (Agent/TCP/Reno), "
+             "ECN, window_ 20")
 
 PER_FLOW_BPS = 100e3       # link rate N x 100 kb/s (Sec. V-B)
 PACKET = 500               # bytes
@@ -75,17 +76,21 @@ MODEL_CT = 20.0            # the theorems' check: a CT where the chain keeps Ass
 
 #: ns-2 RED as Table I sets it: the decision of ns-2's Queue/RED (count-spread marks, forced drops), wait_ on.
 QUEUE_BASE: Dict[str, Any] = {"mode": "ns2-red", "wait": True}
+#: ns-2's Queue/RED mark_p_ with use_mark_p_ true (the defaults since Dec. 2005): an ECT packet chosen by the
+#: early test is marked only while p_b < 0.1, dropped above.
+MARK_P = 0.1
 #: Classic Reno (ns-2 Agent/TCP/Reno) with ECN, ns-2's window_ 20 and windowInit_ 1.
 TCP_RENO: Dict[str, Any] = {"congestion_control": "newreno", "recovery": "reno", "sack": False, "ecn": True,
                             "packet_size": f"{PACKET}B", "max_window": 20, "initial_window": 1}
 TCP_SACK: Dict[str, Any] = {**TCP_RENO, "recovery": "newreno", "sack": True}
 #: The readings of the router and senders that runs are labelled with (``labels["reading"]``).
 READINGS: Dict[str, Tuple[Dict[str, Any], Dict[str, Any]]] = {
-    "principal": ({"gentle": True}, TCP_RENO),
-    "gentle off": ({"gentle": False}, TCP_RENO),
-    "NewReno + SACK": ({"gentle": True}, TCP_SACK),
+    "principal": ({"gentle": True, "mark_p": MARK_P}, TCP_RENO),
+    "gentle off": ({"gentle": False, "mark_p": MARK_P}, TCP_RENO),
+    "NewReno + SACK": ({"gentle": True, "mark_p": MARK_P}, TCP_SACK),
+    "always mark": ({"gentle": True}, TCP_RENO),
 }
-GENTLE_OFF, SACK = "gentle off", "NewReno + SACK"
+GENTLE_OFF, SACK, ALWAYS = "gentle off", "NewReno + SACK", "always mark"
 #: The multi-hop setups the paper leaves open (claim 9's experiments), RED1 at router 2, gentle on.
 MH_VARIANTS: Dict[str, Dict[str, Any]] = {
     "router-1 buffer N/4": {"r1": 0.25},
@@ -116,9 +121,16 @@ CHOICES = [
     "the engine's RED stand-in for \"a queue-based AQM with an exponential marking profile as in Fig. 1(b)\" "
     "(Sec. V-A): p_b = 1 − exp(−q/(γN^α)) from an empty queue up to max_th = 10N^α, chosen \"such that "
     "p^N(max_th) = p^N(10N^α) = p_max\"; claim 4 adds the two other readings of Fig. 1(b) (the model's pure "
-    "marking, and γN^α as a threshold). Not modelled: ns-2 ≥ 2.30's `use_mark_p_` (default true since "
-    "Dec. 2005), which drops instead of marking once p_b ≥ mark_p_ = 0.1 (only RED1's p_max 0.2 reaches it "
-    "below max_th); the engine's discipline has no such switch.",
+    "marking, and γN^α as a threshold).",
+    "ECN cut-off: **`mark_p = 0.1`** (principal, and the gentle-off and NewReno + SACK readings): ns-2's "
+    "Queue/RED has had `use_mark_p_ true` and `mark_p_ 0.1` as defaults since ns-2.30 (Dec. 2005, "
+    "ns-default.tcl; red.cc `drop_early` marks an ECT packet only while p_b < mark_p_, and drops it above), "
+    "and the paper ran ns-2 of its year with ECN (\"numerical results using ns-2 [35]\", Sec. V; \"TCP/AQM "
+    "systems with ECN marking\", Sec. I) without naming either setting. So RED1 (p_max 0.2) drops instead "
+    "of marking from p_b = 0.1, i.e. from x = 6 (6·N^α packets); EXP from x = 4.7; RED2 (p_max 0.05) only on "
+    "the gentle ramp above 1.05·max_th. The model's marking (`modes` runs) has no cut-off. **Always mark** "
+    "(no cut-off, ns-2 with `use_mark_p_ false`, the reading of the earlier report) is the alternative "
+    "reading of claims 1–9 and 16, run at N = 100 and 1000 (and N = 200 for claim 8).",
     "Senders: **classic Reno without SACK** (principal; ns-2 `Agent/TCP/Reno`, the engine's `tcp.recovery = "
     "\"reno\"`: fast recovery left at the first new ACK) with ECN (one halving per window on ECE), 500-B "
     "packets (\"Each packet size is fixed to 500 bytes\", Sec. V-B), ns-2's defaults `window_` 20 and "
@@ -184,6 +196,9 @@ def dumbbell(n: int, profile: str, alpha: float, *, reading: str = "principal", 
         "flows": {"count": int(n), "rtt": {"uniform": list(rtt)}, "start": {"uniform": ["0s", "5s"]}},
         "tcp": dict(tcp),
     }
+    q = sc["bottleneck"]["queue"]
+    if q["mode"] == "marking":  # the model's marking has no ECN cut-off
+        q.pop("mark_p", None)
     if cwnd:
         sc["monitor"] = {"sample_interval": "20ms", "cwnd": True}
     return sc
@@ -292,10 +307,14 @@ def experiments(quick: bool, seeds: int) -> Dict[str, List[Task]]:
     db("gentle_off", CMP, ("red1", "red2"), 0.3, GENTLE_OFF, cwnd=False)
     db("gentle_off_grid", rest, PROFILES, ALPHA, GENTLE_OFF)
     db("sack", sorted(set(CMP) | {HIST_N}), PROFILES, ALPHA, SACK)
+    # Always mark (no mark_p cut-off): the comparison points of claims 1-9 and 16.
+    db("always_mark", CMP, PROFILES, ALPHA, ALWAYS)
+    db("always_mark", CMP, ("red1", "red2"), 0.3, ALWAYS, cwnd=False)
     # Fig. 6(b): N = 200, RED1, under both RED readings (the same runs as the grid's), and the pipe experiment
     # of claim 8 (the RTT range read as one-way delays: twice the pipe).
     db("fig6b", [HIST_N], ("red1",), ALPHA, "principal")
     db("fig6b", [HIST_N], ("red1",), ALPHA, GENTLE_OFF)
+    db("fig6b", [HIST_N], ("red1",), ALPHA, ALWAYS)
     for reading in ("principal", GENTLE_OFF):
         for seed in s:
             sc = dumbbell(HIST_N, "red1", ALPHA, reading=reading, cwnd=True, rtt=RTT_ONE_WAY)
@@ -319,7 +338,7 @@ def experiments(quick: bool, seeds: int) -> Dict[str, List[Task]]:
                                                   extract=ws))
     # Fig. 8: multi-hop, router 2; gentle off; the setups the paper leaves open (RED1).
     for name, ns, readings in (("fig8", CMP, ("principal",)), ("fig8_grid", rest, ("principal",)),
-                               ("fig8_off", CMP, (GENTLE_OFF,))):
+                               ("fig8_off", CMP, (GENTLE_OFF,)), ("fig8_mark", CMP, (ALWAYS,))):
         for reading in readings:
             for p in PROFILES:
                 for n in ns:
@@ -456,7 +475,8 @@ def _n(records: Sequence[Dict[str, Any]]) -> int:
 
 def _readings(ctx: Context) -> Dict[str, List[Dict[str, Any]]]:
     """The α = 0.2 dumbbell runs at the comparison points under each reading."""
-    return {"principal": ctx["fig4"], GENTLE_OFF: _sel(ctx["gentle_off"], alpha=ALPHA), SACK: ctx["sack"]}
+    return {"principal": ctx["fig4"], GENTLE_OFF: _sel(ctx["gentle_off"], alpha=ALPHA), SACK: ctx["sack"],
+            ALWAYS: _sel(ctx["always_mark"], alpha=ALPHA)}
 
 
 # ------------------------------------------------------------------------------------------- claims 1-9
@@ -493,7 +513,8 @@ def claim1(ctx: Context) -> Outcome:
            f"on against {u(GENTLE_OFF, 'red1')} with gentle off: the gentle ramp's correlated halvings "
            "(claim 7) cost it about 0.01")
     return Outcome(tests, _why(tests, why),
-                   [Reading(GENTLE_OFF, _c1_tests(r[GENTLE_OFF])), Reading(SACK, _c1_tests(r[SACK]))])
+                   [Reading(GENTLE_OFF, _c1_tests(r[GENTLE_OFF])), Reading(SACK, _c1_tests(r[SACK])),
+                    Reading(ALWAYS, _c1_tests(r[ALWAYS]))])
 
 
 def _c2_tests(recs: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -515,7 +536,8 @@ def claim2(ctx: Context) -> Outcome:
            "forced drops from max_th on); neither puts all three inside 0.01–0.06, and the fall from N = 100 "
            "to 1000 is within the seeds' noise for some profiles (see the readings)")
     return Outcome(tests, _why(tests, why),
-                   [Reading(GENTLE_OFF, _c2_tests(r[GENTLE_OFF])), Reading(SACK, _c2_tests(r[SACK]))])
+                   [Reading(GENTLE_OFF, _c2_tests(r[GENTLE_OFF])), Reading(SACK, _c2_tests(r[SACK])),
+                    Reading(ALWAYS, _c2_tests(r[ALWAYS]))])
 
 
 def _c3_tests(recs: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -536,7 +558,8 @@ def claim3(ctx: Context) -> Outcome:
     r = _readings(ctx)
     tests = _c3_tests(r["principal"])
     return Outcome(tests, _why(tests, "the queue does not scale as N^α here (see the slopes)"),
-                   [Reading(GENTLE_OFF, _c3_tests(r[GENTLE_OFF])), Reading(SACK, _c3_tests(r[SACK]))])
+                   [Reading(GENTLE_OFF, _c3_tests(r[GENTLE_OFF])), Reading(SACK, _c3_tests(r[SACK])),
+                    Reading(ALWAYS, _c3_tests(r[ALWAYS]))])
 
 
 def _c4_tests(red1: Sequence[Dict[str, Any]], exp: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -563,6 +586,7 @@ def claim4(ctx: Context) -> Outcome:
     thr = _sel(modes, reading="threshold")
     alts = [Reading(GENTLE_OFF, _c4_tests(r[GENTLE_OFF], r[GENTLE_OFF])),
             Reading(SACK, _c4_tests(r[SACK], r[SACK])),
+            Reading(ALWAYS, _c4_tests(r[ALWAYS], r[ALWAYS])),
             Reading("the model's pure marking (Sec. III; EXP 1 − e^(−x/γ), no forced drops), both",
                     _c4_tests(mark, mark)),
             Reading("γN^α read as EXP's threshold (Fig. 1(b)): no mark below the buffer, a DropTail queue",
@@ -623,7 +647,8 @@ def claim5(ctx: Context) -> Outcome:
            "use_mark_p_ (drop instead of mark once p_b ≥ 0.1, which only RED1 reaches below max_th) would "
            "raise RED1's loss and lower the ratio, but the engine lacks it: cause unknown")
     return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c5_tests(r[GENTLE_OFF])),
-                                             Reading(SACK, _c5_tests(r[SACK]))])
+                                             Reading(SACK, _c5_tests(r[SACK])),
+                                             Reading(ALWAYS, _c5_tests(r[ALWAYS]))])
 
 
 def _c6_tests(a2: Sequence[Dict[str, Any]], a3: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -649,7 +674,9 @@ def claim6(ctx: Context) -> Outcome:
            "where RED2 at N = 1000 has lower utilization and higher loss with α = 0.3: the ordering depends "
            "on the RED reading; the mechanism inside the gentle ramp was not isolated")
     return Outcome(tests, _why(tests, why),
-                   [Reading(GENTLE_OFF, _c6_tests(_sel(off, alpha=ALPHA), _sel(off, alpha=0.3)))])
+                   [Reading(GENTLE_OFF, _c6_tests(_sel(off, alpha=ALPHA), _sel(off, alpha=0.3))),
+                    Reading(ALWAYS, _c6_tests(_sel(ctx["always_mark"], alpha=ALPHA),
+                                              _sel(ctx["always_mark"], alpha=0.3)))])
 
 
 def _c7_tests(recs: Sequence[Dict[str, Any]], comparable: bool = False) -> List[Test]:
@@ -690,7 +717,9 @@ def claim7(ctx: Context) -> Outcome:
            f"{hs('buffer 12·N^α (ε = 0)')}. In the ramp p_b rises from p_max to 1 and the ECN marks leave "
            "the queue in place for an RTT, so one excursion marks a large share of the flows at once")
     return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c7_tests(off)),
-                                             Reading(SACK, _c7_tests(ctx["sack"]))])
+                                             Reading(SACK, _c7_tests(ctx["sack"])),
+                                             Reading(ALWAYS,
+                                                     _c7_tests(_sel(ctx["always_mark"], alpha=ALPHA)))])
 
 
 #: Fig. 6(b)'s numbers: mean 1419 (the figure's legend: 1491), std 48.52; the regions' half-widths.
@@ -737,7 +766,9 @@ def claim8(ctx: Context) -> Outcome:
            "on (correlated windows, claim 7) is about twice it")
     return Outcome(tests, _why(tests, why),
                    [Reading(GENTLE_OFF, _c8_tests(off, _sel(ctx["gentle_off"], alpha=ALPHA))),
-                    Reading(SACK, _c8_tests(ctx["sack"], ctx["sack"]))])
+                    Reading(SACK, _c8_tests(ctx["sack"], ctx["sack"])),
+                    Reading(ALWAYS, _c8_tests(_sel(hist, reading=ALWAYS),
+                                              _sel(ctx["always_mark"], alpha=ALPHA)))])
 
 
 def _c9_tests(recs: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -776,7 +807,8 @@ def claim9(ctx: Context) -> Outcome:
            + "; ".join(f"{v} {u(setups, reading=v)}" for v in MH_VARIANTS)
            + ". So the RED reading, not the topology's details, sets router 2's level, and neither reading "
            "gives the paper's 0.95–0.99 with a rise: cause unknown")
-    return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c9_tests(off))])
+    return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c9_tests(off)),
+                                             Reading(ALWAYS, _c9_tests(ctx["fig8_mark"]))])
 
 
 # ------------------------------------------------------------------------------------------- claims 10-16
@@ -975,7 +1007,8 @@ def claim16(ctx: Context) -> Outcome:
                                       "(claim 1)",
                                "the criteria's constants are lost in the text, but a gain growing like "
                                "N^(1−α) = N^0.8 exceeds any fixed bound"),
-                   [Reading(GENTLE_OFF, _c16_tests(r[GENTLE_OFF]))])
+                   [Reading(GENTLE_OFF, _c16_tests(r[GENTLE_OFF])),
+                    Reading(ALWAYS, _c16_tests(r[ALWAYS]))])
 
 
 # ------------------------------------------------------------------------------------------- sensitivity

@@ -568,6 +568,9 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         if mean_pkt is None:  # the engine's default: the largest packet of the groups crossing it
             mean_pkt = max((tcps[g]["packet_size"] for g in crossing[i]), default=1000)
         if disc in RED_DISCIPLINES:
+            if q.get("mark_p") is not None:
+                raise BufferLabError(f"{qf}.mark_p: ns-3's RedQueueDisc has no mark_p (ns-2's use_mark_p_): "
+                                     "it marks at every probability; leave mark_p out to translate")
             adaptive = adaptive_red_settings(q, float(lk["rate"]), int(mean_pkt)) if disc == "ared" else {}
             if adaptive and q["update"] != "arrival":
                 raise BufferLabError(f"{qf}.update: ns-3 adapts max_p at arrivals only (\"arrival\")")

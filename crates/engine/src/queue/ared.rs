@@ -42,7 +42,7 @@
 //! Feng et al.'s (`FengAdaptive`: `max_p` divided by 3 or multiplied by 2 as the average leaves
 //! [min_th, max_th]), is a different algorithm and is not this discipline.
 
-use super::red::{Red, RedParams};
+use super::red::{check_mark_p, Red, RedParams};
 use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -107,6 +107,10 @@ pub struct Spec {
     pub ecn: bool,
     /// Default: the data packet size.
     pub mean_pktsize: Option<Bytes>,
+    /// ns-2's `mark_p_` (`use_mark_p_ true`), as `red`'s: with `ecn`, mark only while `p_b < mark_p`, drop
+    /// at `p_b ≥ mark_p`; `None` (default): always mark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
 }
 
 impl Default for Spec {
@@ -132,6 +136,7 @@ impl Default for Spec {
             wait: true,
             ecn: false,
             mean_pktsize: None,
+            mark_p: None,
         }
     }
 }
@@ -231,6 +236,7 @@ impl Discipline for Ared {
         let bottom = s.bottom.unwrap_or(auto.bottom);
         check(&ctx.field("bottom"), bottom > 0.0 && bottom < s.top, "in (0, top)", bottom)?;
         ctx.check_ecn(s.ecn)?;
+        check_mark_p(&ctx, s.mark_p)?;
         let params = RedParams {
             min_th,
             max_th,
@@ -242,6 +248,7 @@ impl Discipline for Ared {
             mean_pktsize: mean as u32,
             link_rate_bps: ctx.link_rate_bps,
             limit,
+            mark_p: s.mark_p,
         };
         let a = Adaptation {
             min_th,

@@ -47,6 +47,12 @@
 //!   CE on ECT packets and drops Not-ECT ones (the senders' retransmissions, RFC 3168 §6.1.5; queued ACKs;
 //!   datagrams), as RED does, so a few `early` drops remain in the marking reading; `ecn = false` drops
 //!   instead of marking (a loss-based variant, not the paper's).
+//! - **`mark_p`** (`mode = "ns2-red"` only; default: none, always mark): ns-2's `use_mark_p_`/`mark_p_`
+//!   (`queue/red.cc` `drop_early`; since ns-2.30, Dec 2005, `use_mark_p_ true`, `mark_p_ 0.1`): an early
+//!   decision on an ECT packet marks only while the base probability `p_b` (before the `count` spreading)
+//!   is below `mark_p`, and drops it (`early`) at `p_b ≥ mark_p`, on the gentle ramp above `max_th` too.
+//!   Forced drops stay drops. ns-2 of the paper's year ran with `mark_p = 0.1`, so RED1 (`p_max` 0.2)
+//!   drops instead of marking from `p_b = 0.1`, i.e. from `x = 6`; RED2 (`p_max` 0.05) only on the ramp.
 //!
 //! Reasons: probabilistic decisions (marks, and drops of Not-ECT packets) are `early`, ns-2's forced drops
 //! `forced`, buffer overflows `overflow`.
@@ -183,6 +189,9 @@ pub struct Spec {
     pub gentle: bool,
     /// `mode = "ns2-red"` only.
     pub wait: bool,
+    /// `mode = "ns2-red"` only: ns-2's `mark_p_` with `use_mark_p_ true`; `None` (default): always mark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
 }
 
 impl Default for Spec {
@@ -200,6 +209,7 @@ impl Default for Spec {
             ecn: true,
             gentle: true,
             wait: true,
+            mark_p: None,
         }
     }
 }
@@ -283,6 +293,10 @@ pub struct EunWang {
     ecn: bool,
     gentle: bool,
     wait: bool,
+    /// ns-2's `mark_p_` (ns2-red reading); `None`: always mark.
+    mark_p: Option<f64>,
+    /// `p_b` at the last early decision (ns-2 `v_prob1`).
+    early_pb: f64,
     weight: f64,
     alpha: f64,
     epsilon: f64,
@@ -344,6 +358,13 @@ impl Discipline for EunWang {
                 Limit::Bytes(_) => None,
             },
         };
+        super::red::check_mark_p(&ctx, s.mark_p)?;
+        if s.mark_p.is_some() && s.mode != Mode::Ns2Red {
+            return err(
+                &ctx.field("mark_p"),
+                "applies to mode = \"ns2-red\" only (the model's marking has no drop threshold); leave it out",
+            );
+        }
         if s.ecn && !ctx.ecn_senders {
             return err(
                 &ctx.field("ecn"),
@@ -356,6 +377,8 @@ impl Discipline for EunWang {
             ecn: s.ecn,
             gentle: s.gentle,
             wait: s.wait,
+            mark_p: s.mark_p,
+            early_pb: 0.0,
             weight: s.weight,
             alpha: s.alpha,
             epsilon: s.epsilon,
@@ -451,6 +474,7 @@ impl EunWang {
                 let pa = super::red::modify_p(pb, self.count, self.wait);
                 if self.rng.uniform() <= pa && pa > 0.0 {
                     self.count = 0;
+                    self.early_pb = pb;
                     Decision::Early
                 } else {
                     Decision::Accept
@@ -475,6 +499,7 @@ impl EunWang {
 impl QueueDisc for EunWang {
     fn enqueue(&mut self, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
         let q = self.update_average(now);
+        let mut may_mark = true;
         let early = match self.mode {
             Mode::Marking => {
                 // §2.9: overflow first, then an independent mark with probability p^N(q).
@@ -486,11 +511,14 @@ impl QueueDisc for EunWang {
             }
             Mode::Ns2Red => match self.ns2_decide(q) {
                 Decision::Forced => return fx.drop(pkt, reason::FORCED),
-                Decision::Early => true,
+                Decision::Early => {
+                    may_mark = super::red::may_mark(self.mark_p, self.early_pb);
+                    true
+                }
                 Decision::Accept => false,
             },
         };
-        if early && !(self.ecn && fx.mark(&mut pkt, reason::EARLY)) {
+        if early && !(self.ecn && may_mark && fx.mark(&mut pkt, reason::EARLY)) {
             return fx.drop(pkt, reason::EARLY);
         }
         self.admit(pkt, now, fx);
@@ -773,6 +801,7 @@ mod tests {
                 mean_pktsize: 1000,
                 link_rate_bps: 8e6,
                 limit: Limit::Packets(100),
+                mark_p: None,
             };
             let mut red = Red::new(params, test_context("q").rng);
             let (mut fa, mut fb) = (QueueEffects::default(), QueueEffects::default());
@@ -875,6 +904,68 @@ mod tests {
                 "weight": 1.0, "limit": "auto", "epsilon": 0.1, "buffer_constant": 12.0, "mode": "marking",
                 "ecn": true, "gentle": true, "wait": true})
         );
+    }
+
+    /// ns2-red RED1 with N = 1 (min_th 2, max_th 10, p_max 0.2), w = 1, no `wait`: `n` arrivals of
+    /// `ecn` packets to a queue held at `hold` packets from the start.
+    fn held(mark_p: Option<f64>, ecn: Ecn, hold: usize, n: u32) -> QueueEffects {
+        let mut table = serde_json::json!({"mode": "ns2-red", "wait": false, "limit": 100});
+        if let Some(m) = mark_p {
+            table["mark_p"] = m.into();
+        }
+        let mut q = build(table, 1);
+        for s in 0..hold {
+            q.fifo.push(test_packet(1, s as u32, 1000));
+        }
+        q.above_min = true;
+        q.idle = false;
+        let mut fx = QueueEffects::default();
+        for s in 0..n {
+            q.enqueue(Packet { ecn, ..test_packet(0, s, 1000) }, 0, &mut fx);
+            if q.len() > hold {
+                q.dequeue(0, &mut fx);
+            }
+        }
+        fx
+    }
+
+    #[test]
+    fn mark_p_marks_below_it_and_drops_at_or_above_it() {
+        let early = |fx: &QueueEffects| fx.drops.iter().filter(|d| d.1 == reason::EARLY).count();
+        // q = 4: p_b = 0.2·(4−2)/8 = 0.05 < 0.1: marks, the same as without mark_p.
+        let (below, always) = (held(Some(0.1), Ecn::Ect, 4, 5000), held(None, Ecn::Ect, 4, 5000));
+        assert!(below.marks.len() > 50 && early(&below) == 0);
+        assert_eq!((below.marks, below.drops), (always.marks, always.drops));
+        // q = 8: p_b = 0.15 ≥ 0.1: the same decisions, now drops; q = 6: p_b = 0.1 = mark_p drops too.
+        for hold in [6, 8] {
+            let (cut, always) = (held(Some(0.1), Ecn::Ect, hold, 5000), held(None, Ecn::Ect, hold, 5000));
+            assert!(cut.marks.is_empty(), "{hold}");
+            assert_eq!(early(&cut), always.marks.len(), "{hold}");
+            assert!(early(&cut) > 50);
+        }
+        // Not-ECT packets: the same drops with or without mark_p.
+        assert_eq!(held(Some(0.1), Ecn::NotEct, 8, 3000).drops, held(None, Ecn::NotEct, 8, 3000).drops);
+        // Forced drops at 2·max_th = 20 are unchanged.
+        assert_eq!(held(Some(0.1), Ecn::Ect, 21, 300).drops, held(None, Ecn::Ect, 21, 300).drops);
+    }
+
+    #[test]
+    fn mark_p_is_checked_and_needs_the_ns2_reading() {
+        let ctx = || QueueContext { flows: 10, ..test_context("bottleneck.queue") };
+        for bad in [0.0, 1.01, -1.0] {
+            let t = serde_json::json!({"discipline": "eun-wang", "mode": "ns2-red", "mark_p": bad});
+            let e = QueueSpec::parse(&t, "bottleneck.queue").unwrap().build(ctx()).err().unwrap();
+            assert_eq!(e.field, "bottleneck.queue.mark_p");
+            assert!(e.message.contains("(0, 1]"), "{e}");
+        }
+        let t = serde_json::json!({"discipline": "eun-wang", "mark_p": 0.1});
+        let e = QueueSpec::parse(&t, "bottleneck.queue").unwrap().build(ctx()).err().unwrap();
+        assert_eq!(e.field, "bottleneck.queue.mark_p");
+        assert!(e.message.contains("ns2-red"), "{e}");
+        let t = serde_json::json!({"discipline": "eun-wang", "mode": "ns2-red", "mark_p": 0.1});
+        let spec = QueueSpec::parse(&t, "q").unwrap();
+        assert_eq!(spec.to_json()["mark_p"], 0.1);
+        assert!(spec.build(ctx()).is_ok());
     }
 
     #[test]

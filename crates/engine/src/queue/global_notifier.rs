@@ -449,6 +449,7 @@ mod tests {
             mean_pktsize: 1000,
             link_rate_bps: 8e6,
             limit: Limit::Packets(1000),
+            mark_p: None,
         };
         let mut red = Red::new(params.clone(), Rng::new(7, 3));
         let mut gn = GlobalNotifier::new(params.test(), params.limit, NotEct::Pass, Rng::new(7, 3));

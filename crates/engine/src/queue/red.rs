@@ -13,6 +13,13 @@
 //! - otherwise (below `min_th`, or `q ≤ 1`) the "above min_th" flag is cleared;
 //! - an early decision marks CE instead of dropping when `ecn` is on and the packet is ECT; forced drops are
 //!   drops even with ECN (ns-2; ns-3's `UseHardDrop=true`); both reset `count` to 0;
+//! - `mark_p` (ns-2's `use_mark_p_`/`mark_p_`, `queue/red.cc` `drop_early`, added in ns-2.30 with
+//!   `use_mark_p_ true` and `mark_p_ 0.1` as defaults since Dec 2005): an early decision on an ECT packet
+//!   marks only if the base probability `p_b` (ns-2's `v_prob1`, before the `count` spreading) is below
+//!   `mark_p`; at `p_b ≥ mark_p` the packet is dropped (`early`) instead, also on the gentle line above
+//!   `max_th`. Left out (the default): always mark, as ns-2 with `use_mark_p_ false` and ns-3. Forced drops
+//!   stay drops (ns-2 with `use_mark_p_` sends arrivals above the forced level through `drop_early` with
+//!   `p_b = 1`, which drops them as well, except the first arrival after the average crosses `min_th`);
 //! - an accepted packet that does not fit the buffer limit is an **overflow** drop.
 //!
 //! Defaults are ns-2's (`min_th` 5, `max_th` 15, `max_p` 0.1 = 1/linterm 10, `w` 0.002, gentle, wait), except
@@ -46,6 +53,11 @@ pub struct Spec {
     pub ecn: bool,
     /// Default: the data packet size.
     pub mean_pktsize: Option<Bytes>,
+    /// ns-2's `mark_p_` with `use_mark_p_ true` (`queue/red.cc`): with `ecn`, an early decision marks only
+    /// while `p_b < mark_p` and drops at `p_b ≥ mark_p`. `None` (default): always mark (written back only
+    /// when given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
 }
 
 impl Default for Spec {
@@ -62,6 +74,7 @@ impl Default for Spec {
             wait: true,
             ecn: false,
             mean_pktsize: None,
+            mark_p: None,
         }
     }
 }
@@ -77,6 +90,7 @@ impl Discipline for Red {
         let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |m| m.0);
         finite_range(&ctx.field("mean_pktsize"), mean, 1.0, 65535.0, "in [1, 65535] bytes")?;
         ctx.check_ecn(s.ecn)?;
+        check_mark_p(&ctx, s.mark_p)?;
         let params = RedParams {
             min_th: s.min_th,
             max_th: s.max_th,
@@ -88,8 +102,31 @@ impl Discipline for Red {
             mean_pktsize: mean as u32,
             link_rate_bps: ctx.link_rate_bps,
             limit,
+            mark_p: s.mark_p,
         };
         Ok(Red::new(params, ctx.rng))
+    }
+}
+
+/// `mark_p`, when given, must be in (0, 1] (ns-2's `mark_p_`).
+pub(crate) fn check_mark_p(ctx: &QueueContext, mark_p: Option<f64>) -> Result<(), ScenarioError> {
+    match mark_p {
+        Some(m) => check(
+            &ctx.field("mark_p"),
+            m > 0.0 && m <= 1.0,
+            "in (0, 1] (ns-2's mark_p_ 0.1), or left out to always mark",
+            m,
+        ),
+        None => Ok(()),
+    }
+}
+
+/// ns-2's `use_mark_p_` rule: may an early decision taken at base probability `pb` mark (rather than drop)?
+#[inline(always)]
+pub(crate) fn may_mark(mark_p: Option<f64>, pb: f64) -> bool {
+    match mark_p {
+        Some(m) => pb < m,
+        None => true,
     }
 }
 
@@ -108,6 +145,8 @@ pub struct RedParams {
     /// The output link's rate, bits/s.
     pub link_rate_bps: f64,
     pub limit: Limit,
+    /// ns-2's `mark_p_` (see [`Spec::mark_p`]); `None`: always mark.
+    pub mark_p: Option<f64>,
 }
 
 impl RedParams {
@@ -189,6 +228,8 @@ pub struct RedCore {
     idle_since: Time,
     /// The `max_p` of the gentle line above `max_th`: `t.max_p` unless [`RedCore::set_max_p`] leaves it.
     gentle_max_p: f64,
+    /// `p_b` at the last early decision (ns-2 `v_prob1`), for the `mark_p` rule.
+    early_pb: f64,
 }
 
 /// `x^n` by repeated squaring: exact IEEE operations in a fixed order, so identical on every machine.
@@ -228,7 +269,17 @@ pub(crate) fn modify_p(pb: f64, count: u64, wait: bool) -> f64 {
 impl RedCore {
     pub fn new(t: RedTest, rng: Rng) -> Self {
         let gentle_max_p = t.max_p;
-        RedCore { t, rng, avg: 0.0, count: 0, above_min: false, idle: true, idle_since: 0, gentle_max_p }
+        RedCore {
+            t,
+            rng,
+            avg: 0.0,
+            count: 0,
+            above_min: false,
+            idle: true,
+            idle_since: 0,
+            gentle_max_p,
+            early_pb: 0.0,
+        }
     }
 
     /// The `max_p` of the linear part of `p_b` (between `min_th` and `max_th`).
@@ -249,6 +300,11 @@ impl RedCore {
     /// The current average queue, packets.
     pub fn average(&self) -> f64 {
         self.avg
+    }
+
+    /// The base probability `p_b` of the last [`RedDecision::Early`] (ns-2 `v_prob1`).
+    pub fn early_base_probability(&self) -> f64 {
+        self.early_pb
     }
 
     /// The base probability `p_b` for average `avg` (ns-2 `calculate_p_new`).
@@ -310,9 +366,11 @@ impl RedCore {
                 }
                 RedDecision::Accept
             } else {
-                let pa = self.actual_probability(self.base_probability(self.avg), self.count);
+                let pb = self.base_probability(self.avg);
+                let pa = self.actual_probability(pb, self.count);
                 if self.rng.uniform() <= pa && pa > 0.0 {
                     self.reset_count();
+                    self.early_pb = pb;
                     RedDecision::Early
                 } else {
                     RedDecision::Accept
@@ -381,13 +439,15 @@ impl Red {
     }
 
     /// What RED does with its decision on an arrival: a forced drop; an early drop, or a CE mark with `ecn`
-    /// on an ECN-capable packet; else queued if it fits the limit (an `overflow` drop if not).
+    /// on an ECN-capable packet (with `mark_p`, only while `p_b < mark_p`); else queued if it fits the limit
+    /// (an `overflow` drop if not).
     #[inline(always)]
     pub fn act(&mut self, decision: RedDecision, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
         match decision {
             RedDecision::Forced => return fx.drop(pkt, reason::FORCED),
             RedDecision::Early => {
-                if !(self.p.ecn && fx.mark(&mut pkt, reason::EARLY)) {
+                let mark = self.p.ecn && may_mark(self.p.mark_p, self.core.early_base_probability());
+                if !(mark && fx.mark(&mut pkt, reason::EARLY)) {
                     return fx.drop(pkt, reason::EARLY);
                 }
             }
@@ -443,6 +503,7 @@ pub(crate) mod tests {
             mean_pktsize: 1000,
             link_rate_bps: 8e6, // 1000 packets/s of 1000 B
             limit: Limit::Packets(1000),
+            mark_p: None,
         }
     }
 
@@ -552,6 +613,82 @@ pub(crate) mod tests {
         }
         assert!(!fx.marks.is_empty());
         assert!(fx.drops.iter().all(|d| d.1 != reason::EARLY));
+    }
+
+    /// Arrivals of `ecn` packets to a queue held at `hold` packets from the start (w = 1, so avg = `hold`), no
+    /// `wait`.
+    fn held_queue(mark_p: Option<f64>, ecn: Ecn, hold: u32, n: u32) -> QueueEffects {
+        let mut p = params();
+        p.weight = 1.0;
+        p.wait = false;
+        p.ecn = true;
+        p.mark_p = mark_p;
+        let mut r = Red::new(p, Rng::new(5, 1));
+        for s in 0..hold {
+            r.fifo.push(test_packet(1, s, 1000));
+        }
+        r.core.above_min = true;
+        let mut fx = QueueEffects::default();
+        for s in 0..n {
+            r.enqueue(Packet { ecn, ..test_packet(0, s, 1000) }, 0, &mut fx);
+            if r.len() > hold as usize {
+                r.dequeue(0, &mut fx);
+            }
+        }
+        fx
+    }
+
+    #[test]
+    fn mark_p_marks_below_it_and_drops_at_or_above_it() {
+        // avg 10: p_b = 0.1·(10−5)/10 = 0.05 exactly.
+        assert_eq!(Red::new(params(), Rng::new(1, 1)).base_probability(10.0), 0.05);
+        let early = |fx: &QueueEffects| fx.drops.iter().filter(|d| d.1 == reason::EARLY).count();
+        // p_b < mark_p: every early decision is a mark, as without mark_p (the same draws).
+        let below = held_queue(Some(0.1), Ecn::Ect, 10, 5000);
+        let always = held_queue(None, Ecn::Ect, 10, 5000);
+        assert!(below.marks.len() > 100, "{}", below.marks.len());
+        assert_eq!(early(&below), 0);
+        assert_eq!(below.marks, always.marks);
+        assert_eq!(below.drops, always.drops);
+        // p_b = mark_p (ns-2's strict `<`) and p_b > mark_p: the ECT packet is dropped, never marked.
+        for m in [0.05, 0.01] {
+            let at = held_queue(Some(m), Ecn::Ect, 10, 5000);
+            assert!(at.marks.is_empty(), "{m}");
+            assert_eq!(early(&at), always.marks.len(), "{m}");
+        }
+        // Gentle line above max_th: p_b ∈ (max_p, 1) ≥ mark_p 0.1, so drops; without mark_p, marks.
+        let ramp = held_queue(Some(0.1), Ecn::Ect, 20, 3000);
+        assert!(ramp.marks.is_empty() && early(&ramp) > 100);
+        assert!(!held_queue(None, Ecn::Ect, 20, 3000).marks.is_empty());
+    }
+
+    #[test]
+    fn mark_p_leaves_not_ect_packets_and_forced_drops_alone() {
+        for m in [None, Some(0.01), Some(0.5)] {
+            assert_eq!(
+                held_queue(m, Ecn::NotEct, 10, 5000).drops,
+                held_queue(None, Ecn::NotEct, 10, 5000).drops
+            );
+            assert!(held_queue(m, Ecn::NotEct, 10, 5000).marks.is_empty());
+        }
+        // Above 2·max_th every arrival is a forced drop, with or without mark_p.
+        let forced = held_queue(Some(0.1), Ecn::Ect, 31, 200);
+        assert_eq!(forced.drops, held_queue(None, Ecn::Ect, 31, 200).drops);
+        assert!(forced.drops.iter().any(|d| d.1 == reason::FORCED));
+    }
+
+    #[test]
+    fn mark_p_is_checked_and_written_back_only_when_given() {
+        for bad in [0.0, -0.1, 1.5, f64::NAN] {
+            let spec = Spec { limit: Some(100), ecn: true, mark_p: Some(bad), ..Spec::default() };
+            let e = Red::build(&spec, crate::queue::test_context("bottleneck.queue")).err().unwrap();
+            assert_eq!(e.field, "bottleneck.queue.mark_p");
+            assert!(e.message.contains("(0, 1]"), "{e}");
+        }
+        let spec = Spec { limit: Some(100), ..Spec::default() };
+        assert!(serde_json::to_value(&spec).unwrap().get("mark_p").is_none());
+        let spec = Spec { mark_p: Some(0.1), ..spec };
+        assert_eq!(serde_json::to_value(&spec).unwrap()["mark_p"], 0.1);
     }
 
     #[test]
