@@ -530,11 +530,15 @@ def claim2(ctx: Context) -> Outcome:
     tests = _c2_tests(r["principal"])
     lo = {p: _est(r["principal"], "loss_rate", profile=p, n=CMP[1]) for p in PROFILES}
     off = {p: _est(r[GENTLE_OFF], "loss_rate", profile=p, n=CMP[1]) for p in PROFILES}
-    why = ("the loss level follows RED's gentle_ setting, not the paper's axis: at N = 1000 gentle on gives "
-           + ", ".join(f"{LABEL[p]} {_fmt(lo[p])}" for p in PROFILES) + " (drops mostly at 2·max_th or a "
-           "full buffer), gentle off " + ", ".join(f"{LABEL[p]} {_fmt(off[p])}" for p in PROFILES) + " ("
-           "forced drops from max_th on); neither puts all three inside 0.01–0.06, and the fall from N = 100 "
-           "to 1000 is within the seeds' noise for some profiles (see the readings)")
+    mk = {p: _est(r[ALWAYS], "loss_rate", profile=p, n=CMP[1]) for p in PROFILES}
+
+    def row(d: Dict[str, Estimate]) -> str:
+        return ", ".join(f"{LABEL[p]} {_fmt(d[p])}" for p in PROFILES)
+
+    why = (f"the loss level follows ns-2's ECN cut-off and gentle_ setting: at N = {CMP[1]} mark_p 0.1 with "
+           f"gentle on gives {row(lo)} (ECT packets dropped once p_b ≥ 0.1), gentle off {row(off)}, always "
+           f"mark {row(mk)} (losses only at 2·max_th or a full buffer, below the axis for RED1 and EXP); the "
+           "fall from N = 100 to 1000 is within the seeds' noise for some profiles (see the readings)")
     return Outcome(tests, _why(tests, why),
                    [Reading(GENTLE_OFF, _c2_tests(r[GENTLE_OFF])), Reading(SACK, _c2_tests(r[SACK])),
                     Reading(ALWAYS, _c2_tests(r[ALWAYS]))])
@@ -639,13 +643,12 @@ def claim5(ctx: Context) -> Outcome:
                            _by_seed(recs, "loss_rate", profile="red1", n=n)))
 
     mark = _sel(ctx["modes"], reading="marking")
-    why = (f"RED2's loss is {lr(r['principal'])}× RED1's at N = {n} with gentle on, {lr(r[GENTLE_OFF])}× "
-           f"with gentle off, {lr(mark)}× in the model's pure marking (`modes` runs), {lr(r[SACK])}× with "
-           "NewReno + SACK: RED2's p_max 0.05 marks a quarter as often as RED1's 0.2, so its queue reaches "
-           "the buffer (gentle on) or max_th (gentle off) far more often. \"A little larger\" (≤ 1.5×, a "
-           "quarter of Fig. 4(d)'s log span 0.01–0.06) holds under no reading the engine has; ns-2 ≥ 2.30's "
-           "use_mark_p_ (drop instead of mark once p_b ≥ 0.1, which only RED1 reaches below max_th) would "
-           "raise RED1's loss and lower the ratio, but the engine lacks it: cause unknown")
+    why = (f"RED2's loss is {lr(r['principal'])}× RED1's at N = {n} with mark_p 0.1 and gentle on, "
+           f"{lr(r[GENTLE_OFF])}× with gentle off, {lr(r[SACK])}× with NewReno + SACK, but {lr(r[ALWAYS])}× "
+           f"when RED always marks and {lr(mark)}× in the model's pure marking (`modes` runs): ns-2's "
+           "mark_p_ 0.1 turns RED1's marks at p_b ≥ 0.1 (x ≥ 6) into drops, which RED2 (p_max 0.05) meets "
+           "only on the gentle ramp, so RED1's loss rises to RED2's. \"A little larger\" is ≤ 1.5×, a "
+           "quarter of Fig. 4(d)'s log span 0.01–0.06; a ratio ≈ 1 sits on its lower bound")
     return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c5_tests(r[GENTLE_OFF])),
                                              Reading(SACK, _c5_tests(r[SACK])),
                                              Reading(ALWAYS, _c5_tests(r[ALWAYS]))])
@@ -800,13 +803,15 @@ def claim9(ctx: Context) -> Outcome:
     def u(recs: Sequence[Dict[str, Any]], **lab: Any) -> str:
         return "/".join(_fmt(_est(recs, "utilization", n=n, **lab)) for n in CMP)
 
-    why = (f"router 2's utilization (N = {CMP[0]}/{CMP[1]}) is below the axis with gentle on (RED1 "
-           f"{u(prin, profile='red1')}, EXP {u(prin, profile='exp')}, RED2 {u(prin, profile='red2')}) and at "
-           f"its top with gentle off (RED1 {u(off, profile='red1')}, RED2 {u(off, profile='red2')}). The "
-           "setups the paper leaves open do not move it (RED1, gentle on, `fig8_setups` runs): "
+    mk = ctx["fig8_mark"]
+    why = (f"router 2's utilization (N = {CMP[0]}/{CMP[1]}) is with mark_p 0.1 and gentle on RED1 "
+           f"{u(prin, profile='red1')}, EXP {u(prin, profile='exp')}, RED2 {u(prin, profile='red2')}; with "
+           f"gentle off RED1 {u(off, profile='red1')}, RED2 {u(off, profile='red2')}; always marking RED1 "
+           f"{u(mk, profile='red1')}, RED2 {u(mk, profile='red2')}. The setups the paper leaves open do not "
+           "move it (RED1, principal reading, `fig8_setups` runs): "
            + "; ".join(f"{v} {u(setups, reading=v)}" for v in MH_VARIANTS)
-           + ". So the RED reading, not the topology's details, sets router 2's level, and neither reading "
-           "gives the paper's 0.95–0.99 with a rise: cause unknown")
+           + ". So the RED reading, not the topology's details, sets router 2's level, and no reading gives "
+           "the paper's 0.95–0.99 together with its losses under 0.05 and a rise: cause unknown")
     return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c9_tests(off)),
                                              Reading(ALWAYS, _c9_tests(ctx["fig8_mark"]))])
 
