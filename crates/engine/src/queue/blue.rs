@@ -1,5 +1,5 @@
 //! BLUE (Feng, Kandlur, Saha & Shin, "The BLUE active queue management algorithms", IEEE/ACM ToN 2002), as
-//! the note on Stanojević & Shorten describes it (§2.5).
+//! Stanojević & Shorten describe it (their Sec. 5).
 //!
 //! One probability `p_m`: every arrival that fits the buffer is dropped (or, with `ecn`, CE-marked if it is
 //! ECN-capable) with probability `p_m`; an arrival that does not fit is an overflow drop. `p_m` moves by

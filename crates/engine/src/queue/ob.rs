@@ -1,4 +1,4 @@
-//! Optimal BLUE (Stanojević & Shorten; the note's §2.6): BLUE's per-arrival drop probability, `t_p`, adapted
+//! Optimal BLUE (Stanojević & Shorten, Sec. 5): BLUE's per-arrival drop probability, `t_p`, adapted
 //! once per sampling period Δ by the same grid search as Optimal Drop-Tail ([`GridOptimizer`]) to maximise
 //! `u − γ·aQd`, in place of BLUE's additive steps.
 //!
@@ -156,6 +156,7 @@ impl QueueDisc for Ob {
         out.insert("drop_probability".into(), self.opt.value());
         out.insert("drop_probability_window_mean".into(), self.opt.window_mean());
         out.insert("drop_probability_run_mean".into(), self.opt.run_mean());
+        out.insert("window_sd_steps".into(), self.opt.window_sd_steps());
         out.insert("periods".into(), self.opt.periods() as f64);
     }
 }

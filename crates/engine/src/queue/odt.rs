@@ -1,4 +1,4 @@
-//! Optimal Drop-Tail (Stanojević & Shorten; the note's §2.3–2.4): a DropTail whose byte limit `t_S` is
+//! Optimal Drop-Tail (Stanojević & Shorten, Sec. 4): a DropTail whose byte limit `t_S` is
 //! adapted once per sampling period Δ to maximise the benefit `u − γ·aQd`.
 //!
 //! The discipline measures its own period utilization and mean potential queueing delay ([`Meter`], §2.3) and
@@ -166,6 +166,7 @@ impl QueueDisc for Odt {
         out.insert("limit_bytes".into(), self.opt.value());
         out.insert("limit_window_mean_bytes".into(), self.opt.window_mean());
         out.insert("limit_run_mean_bytes".into(), self.opt.run_mean());
+        out.insert("window_sd_steps".into(), self.opt.window_sd_steps());
         out.insert("periods".into(), self.opt.periods() as f64);
     }
 }

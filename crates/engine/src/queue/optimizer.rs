@@ -1,15 +1,15 @@
 //! The online benefit maximiser shared by Optimal Drop-Tail and Optimal BLUE (Stanojević & Shorten,
-//! "Trading link utilization for queueing delays: an adaptive approach"; the note's §2.3–2.6).
+//! "Trading link utilization for queueing delays: an adaptive approach", Sec. 4–5).
 //!
 //! One control parameter `t` (ODT: the buffer limit `t_S` in bytes; OB: the drop probability `t_p`) lives on
 //! the geometric grid `t(0)·α^l`. Once per sampling period Δ:
 //!
 //! 1. [`Meter`] gives the period's utilization `ũ = bytes transmitted / (C·Δ)` and mean "potential queueing
-//!    delay" `d̃ = TotQDelay / NmbArrivals` (§2.3; the note's reading of footnote 7, divided by C);
+//!    delay" `d̃ = TotQDelay / NmbArrivals` (Sec. 4 and its footnote 7, whose `NmbBytes/Δ` is divided by C);
 //! 2. [`GridOptimizer::end_of_period`] records the sample at the current index `i = l(k)`: the index joins the
 //!    window `aug` of the last `W0` indices, updating the visit counts `n_`, and the per-index estimates
-//!    `û(i)`, `d̂(i)` are averaged with weight `1/n_(i)` on the new sample (eq. 12, the running-mean reading the
-//!    note recommends; the printed, transposed weights are the `as-printed` option);
+//!    `û(i)`, `d̂(i)` are averaged with weight `1/n_(i)` on the new sample (eq. 12, the running-mean reading
+//!    of the printed formula, whose transposed weights are the `as-printed` option);
 //! 3. the monotonicity repair (eq. 13–14) replaces `û(i)` (and separately `d̂(i)`) by the `n_`-weighted mean of
 //!    indices `i−1, i, i+1` when it breaks the expected order against a neighbour visited in the window (`u`
 //!    and `aQd` increase with `t_S` for ODT and decrease with `t_p` for OB; neighbours with `n_ = 0` are
@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FirstStep {
-    /// `t ← t·α` (the note's recommendation).
+    /// `t ← t·α` (the default: the paper does not say).
     Up,
     /// `t ← t/α`.
     Down,
@@ -276,6 +276,19 @@ impl GridOptimizer {
         self.aug[..self.aug_len].iter().map(|&j| self.grid[j]).sum::<f64>() / self.aug_len as f64
     }
 
+    /// The standard deviation of the grid index over the periods in the window (the last `W0`), in grid
+    /// steps: how far `t` wanders around its window mean, in units of `ln α` (0 before two periods).
+    pub fn window_sd_steps(&self) -> f64 {
+        if self.aug_len < 2 {
+            return 0.0;
+        }
+        let k = self.aug_len as f64;
+        let idx = &self.aug[..self.aug_len];
+        let mean = idx.iter().map(|&j| j as f64).sum::<f64>() / k;
+        let ss = idx.iter().map(|&j| (j as f64 - mean) * (j as f64 - mean)).sum::<f64>();
+        (ss / (k - 1.0)).sqrt()
+    }
+
     fn slot(&self, l: i64) -> Option<usize> {
         let j = l.checked_sub(self.l_min)?;
         (0..self.grid.len() as i64).contains(&j).then_some(j as usize)
@@ -463,7 +476,7 @@ mod tests {
         // 0.002·1.05^l <= 1  <=>  l <= ln(500)/ln(1.05) = 127.37; >= 1e-6  <=>  l >= -155.8
         assert!(o.value_at(127).is_some() && o.value_at(128).is_none());
         assert!(o.value_at(-155).is_some() && o.value_at(-156).is_none());
-        // The note's memory example: 1.01^2000 ≈ 4.39e8 bytes from one byte in 2000 points.
+        // The paper's memory example (Sec. 4): 1.01^2000 ≈ 4.39e8 bytes from one byte in 2000 points.
         let o = GridOptimizer::new(1.0, 1.0, 4.4e8, true, &tuning(1.01, 30)).unwrap();
         assert!(o.value_at(2000).is_some() && o.value_at(2001).is_none());
         assert!((o.value_at(2000).unwrap() - 4.3929e8).abs() / 4.3929e8 < 1e-4);
@@ -499,6 +512,8 @@ mod tests {
         assert_eq!(n, 3);
         assert!(close(u, 0.6) && close(d, 0.02), "{u} {d}");
         assert_eq!((o.index(), o.periods()), (0, 6));
+        // The window holds the indices 0, 1, 2, 1, 0, 1: mean 5/6, sample variance (17/6) / 5.
+        assert!(close(o.window_sd_steps(), (17.0f64 / 30.0).sqrt()), "{}", o.window_sd_steps());
         assert!(close(o.run_mean(), (1000.0 + 2000.0 + 4000.0 + 2000.0 + 1000.0 + 2000.0) / 6.0));
     }
 
@@ -599,7 +614,7 @@ mod tests {
     #[test]
     fn noisy_measurements_keep_the_search_around_the_optimum() {
         // The same concave benefit, with utilization and delay samples perturbed by uniform noise of ±0.02
-        // and ±20 %: the window estimates still centre the search on t* (the note's §5.8 check).
+        // and ±20 %: the window estimates still centre the search on t*.
         let (a, c, gamma) = (50_000.0f64, 1e7f64, 10.0f64);
         let t_star = a * (c / (a * gamma)).ln();
         let mut rng = crate::rng::Rng::new(5, 1);
