@@ -17,7 +17,8 @@ equally good in window ``n``: admitting is optimal iff ``nu <= nu_n``.  It is co
 Nino-Mora's adaptive-greedy algorithm (paper ref. [28]; Sec. 6.1), which also checks the PCL-indexability
 conditions, and checked by an independent brute-force solver (policy iteration + bisection on ``nu``).
 
-The reward ``f`` is not legible in the paper's text (Sec. 4.1 names only "generalized alpha-fairness").  Two conventions are offered:
+The reward ``f`` is not legible in the paper's text (Sec. 4.1 names only "generalized alpha-fairness").
+Two conventions are offered:
 
 * ``"normalised"`` (default): ``f(n) = ((1 + n)^(1 - alpha) - 1) / (1 - alpha)``, ``log(1 + n)`` at
   ``alpha = 1``.  Concave, ``f(0) = 0``, ``f(n) = n`` at ``alpha = 0``; consistent with every qualitative
