@@ -171,7 +171,7 @@ def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int]
              "claims.json alone. This report is generated; nothing in it is written by hand.", "",
              f"**Verdicts** ({len(claims)} claims): {t[HOLDS]} hold, {t[HOLDS_UNDER]} hold only under a "
              f"non-principal reading, {t[DIFFERS]} differ, {t[INCONCLUSIVE]} inconclusive, "
-             f"{t[NOT_TESTABLE]} not testable" + (f"; {len(checks)} model checks beside them" if checks
+             f"{t[NOT_TESTABLE]} not testable" + (f"; model checks beside them: {len(checks)}" if checks
                                                   else "") + ".", "",
              "## Claims", ""] + claims_markdown(claims) + [""]
     if len(seeds_used) == 1 and seeds_used[0] == cap and cap > seeds:
