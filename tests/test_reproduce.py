@@ -202,6 +202,13 @@ class _FakePaper:
         return Outcome([Test("level", estimate(r["summary"]["x"] for r in ctx["steady"]), between(0.5, 1.5))])
 
     @staticmethod
+    @CLAIMS.claim("M", "a Monte Carlo mean above 0", paper="> 0", where="Theorem 1")
+    def m(ctx):
+        k = ctx.batches("mc", 2)
+        e = estimate([0.5, -0.45, 0.4, 0.35, 0.45, 0.3, 0.5, 0.4, 0.45, 0.35][:k])
+        return Outcome([Test("batch mean", e, gt(0.0))], why="" if e.low > 0 else "not decided")
+
+    @staticmethod
     def experiments(quick, seeds):
         return {e: [runner.Task({"name": e}, s, {"exp": e}) for s in range(1, seeds + 1)]
                 for e in ("noisy", "steady")}
@@ -223,10 +230,11 @@ def test_only_an_inconclusive_claims_experiments_get_more_seeds(tmp_path: Path, 
     monkeypatch.setattr(rp.importlib, "import_module", lambda name: _FakePaper)
     monkeypatch.setattr(rp, "run_tasks", _fake_runs)
     doc = rp.reproduce("fake", tmp_path / "a", seeds=2, max_seeds=10)
-    assert doc["seeds_by_experiment"] == {"noisy": 8, "steady": 2}  # batches of ceil(2 / 2) = 1
+    # batches of ceil(2 / 2) = 1 seed; the Monte Carlo's batches grow the same way
+    assert doc["seeds_by_experiment"] == {"noisy": 8, "steady": 2, "mc": 8}
     a = doc["claims"][0]
     assert a["verdict"] == vd.HOLDS and a["tests"][0]["n"] == 8 and a["tests"][0]["low"] > 0
-    assert doc["tally"][vd.HOLDS] == 2
+    assert doc["tally"][vd.HOLDS] == 3
     assert vd.recheck(json.loads((tmp_path / "a" / "claims.json").read_text())) == []
     # A cap that does not decide it leaves it inconclusive, named so in the table.
     capped = rp.reproduce("fake", tmp_path / "b", seeds=2, max_seeds=3)

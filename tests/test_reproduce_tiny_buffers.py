@@ -251,7 +251,7 @@ def test_model_checks_and_theorem_2(monkeypatch: pytest.MonkeyPatch) -> None:
     assert verdict("T10", res) == HOLDS and verdict("T12", res) == HOLDS
 
     def fake(value: float, spread: float) -> Callable[[bool], Dict[str, Any]]:
-        def batches(quick: bool) -> Dict[str, Any]:
+        def batches(quick: bool, count: Optional[int] = None) -> Dict[str, Any]:
             ws = [8, 16]
             vals = [value + spread * (k % 3 - 1) for k in range(12)]
             return {"w": ws, "batches": 12, "w2": {w: vals for w in ws}, "s1": {w: [0.1] * 12 for w in ws}}
@@ -272,6 +272,9 @@ def test_theorem_2_batches_are_independent() -> None:
     first = tb.enachescu.slotted_loss_sweep([8], tb._t11_spacing, tb._t11_buffer, flows=tb.T11_FLOWS,
                                             load=tb.T11_LOAD, replications=tb.T11_REPS, seed=1000)
     assert mc["w2"][8][0] == first[0]["loss_times_wmax2"]
+    # more batches (an inconclusive T11 asks for them) extend the same sequence
+    more = tb.theorem2_batches(True, 6)
+    assert more["batches"] == 6 and more["w2"][8][:4] == mc["w2"][8]
 
 
 def test_quick_reproduce_on_synthetic_runs_writes_a_table_the_recheck_accepts(

@@ -76,7 +76,8 @@ def _tasks_for(mod: ModuleType, quick: bool, seeds: Dict[str, int]) -> Dict[str,
     for name, k in seeds.items():
         if k not in designs:
             designs[k] = mod.experiments(quick, k)
-        out[name] = designs[k][name]
+        if name in designs[k]:  # not a batched computation (claims.Context.batches)
+            out[name] = designs[k][name]
     return out
 
 
@@ -124,7 +125,7 @@ def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int]
         for c in mod.CLAIMS:  # a claim is evaluated again only when an experiment it read has more seeds
             sig = tuple(sorted((e, per_exp[e]) for e in evaluated[c.id].read)) if c.id in evaluated else None
             if sig is None or sig != signature[c.id]:
-                evaluated[c.id] = evaluate_claim(mod.CLAIMS, c, results, quick, mod.PRINCIPAL)
+                evaluated[c.id] = evaluate_claim(mod.CLAIMS, c, results, quick, mod.PRINCIPAL, per_exp)
                 signature[c.id] = tuple(sorted((e, per_exp[e]) for e in evaluated[c.id].read))
         grow = {e for ev in evaluated.values() if ev.principal_verdict == INCONCLUSIVE for e in ev.read
                 if per_exp[e] < cap}

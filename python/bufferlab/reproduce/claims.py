@@ -302,16 +302,28 @@ class Claims:
 
 class Context(Mapping):
     """The runs of every experiment, by name (``ctx["fig1"]``), and ``quick``; records which experiments a
-    claim read, so that an inconclusive claim gets more seeds of those and only those."""
+    claim read, so that an inconclusive claim gets more seeds of those and only those. A claim that is not
+    made of engine runs (a Monte Carlo of a model) asks for its number of independent batches with
+    :meth:`batches`, which grows like an experiment's seeds while the claim is inconclusive."""
 
-    def __init__(self, results: Dict[str, List[Dict[str, Any]]], quick: bool) -> None:
+    def __init__(self, results: Dict[str, List[Dict[str, Any]]], quick: bool,
+                 counts: Optional[Dict[str, int]] = None) -> None:
         self._results = results
+        self._counts = counts if counts is not None else {}
         self.quick = quick
         self.read: Set[str] = set()
 
     def __getitem__(self, name: str) -> List[Dict[str, Any]]:
         self.read.add(name)
         return self._results[name]
+
+    def batches(self, name: str, start: int) -> int:
+        """How many independent batches the computation ``name`` runs now: ``start`` at first, more while a
+        claim that asked for it stays inconclusive (up to the seed cap)."""
+        if name in self._results:
+            raise ValueError(f"batches({name!r}): an experiment already has that name")
+        self.read.add(name)
+        return self._counts.setdefault(name, start)
 
     def __iter__(self):
         return iter(self._results)
@@ -356,8 +368,10 @@ class Evaluated:
 
 
 def evaluate_claim(claims: Claims, claim: Claim, results: Dict[str, List[Dict[str, Any]]], quick: bool,
-                   principal: str) -> Evaluated:
-    ctx = Context(results, quick)
+                   principal: str, counts: Optional[Dict[str, int]] = None) -> Evaluated:
+    """Run a claim's function on ``results``; ``counts`` holds the batch counts of :meth:`Context.batches`
+    (and receives the first request of each)."""
+    ctx = Context(results, quick, counts)
     outcome = claims.function(claim.id)(ctx)
     if not isinstance(outcome, Outcome):
         raise TypeError(f"claim {claim.id}: its function returned {type(outcome).__name__}, not an Outcome")
