@@ -43,9 +43,11 @@ from bufferlab.reproduce.verdicts import (
     region_result,
 )
 from bufferlab.reproduce.verdicts import tally as count_verdicts
+from bufferlab.stats import welch_interval
 
 __all__ = ["HOLDS", "HOLDS_UNDER", "DIFFERS", "INCONCLUSIVE", "NOT_TESTABLE", "VERDICTS", "Estimate",
-           "estimate", "exact", "difference", "paired_difference", "ratio", "slope", "Region", "ge", "gt",
+           "estimate", "exact", "difference", "paired_difference", "paired_by_seed", "ratio", "slope",
+           "select", "all_hold", "Region", "ge", "gt",
            "le", "lt", "between", "Test", "Reading", "Outcome", "Claim", "Claims", "Context", "Evaluated",
            "claims_markdown", "tally"]
 
@@ -107,23 +109,30 @@ def exact(value: float) -> Estimate:
 
 
 def difference(a: Iterable[float], b: Iterable[float]) -> Estimate:
-    """mean(a) − mean(b) of two independent samples, with Welch's interval (n: the smaller sample)."""
+    """mean(a) − mean(b) of two independent samples, with Welch's interval (:func:`bufferlab.stats.
+    welch_interval`; n: the smaller sample). A sample of one value has no spread: nothing is decided."""
     xa, xb = _finite(a), _finite(b)
     if xa.size < 2 or xb.size < 2:
         return NONE if not (xa.size and xb.size) else Estimate(float(xa.mean() - xb.mean()), -math.inf,
                                                                 math.inf, 1)
-    va, vb = xa.var(ddof=1) / xa.size, xb.var(ddof=1) / xb.size
-    d, se2 = float(xa.mean() - xb.mean()), float(va + vb)
-    if se2 <= 0:
-        return Estimate(d, d, d, int(min(xa.size, xb.size)))
-    df = se2 ** 2 / (va ** 2 / (xa.size - 1) + vb ** 2 / (xb.size - 1))
-    half = _t(df) * math.sqrt(se2)
-    return Estimate(d, d - half, d + half, int(min(xa.size, xb.size)))
+    iv = welch_interval(xa, xb, LEVEL)
+    return Estimate(iv.difference, iv.low, iv.high, int(min(xa.size, xb.size)))
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float]) -> Estimate:
     """The mean of a_i − b_i over seeds run under both settings (common random numbers)."""
     return estimate([x - y for x, y in zip(a, b) if x is not None and y is not None])
+
+
+def paired_by_seed(a: Mapping[int, float], b: Mapping[int, float]) -> Estimate:
+    """:func:`paired_difference` of two ``{seed: value}`` maps, over the seeds in both (in seed order)."""
+    seeds = sorted(set(a) & set(b))
+    return paired_difference([a[s] for s in seeds], [b[s] for s in seeds])
+
+
+def select(records: Iterable[Dict[str, Any]], **labels: Any) -> List[Dict[str, Any]]:
+    """The run records whose labels include ``labels``."""
+    return [r for r in records if all(r["labels"].get(k) == v for k, v in labels.items())]
 
 
 def ratio(a: Iterable[float], b: Iterable[float]) -> Estimate:
@@ -186,6 +195,11 @@ class Region:
         if self.op == "between":
             return f"in [{_num(self.bounds[0])}, {_num(self.bounds[1])}]"
         return f"{self.op} {_num(self.bounds[0])}"
+
+
+def all_hold(tests: Sequence[Test]) -> bool:
+    """Whether a claim with these tests holds (:func:`bufferlab.reproduce.verdicts.claim_result`)."""
+    return claim_result([t.result for t in tests]) == HOLDS
 
 
 def ge(x: float) -> Region:

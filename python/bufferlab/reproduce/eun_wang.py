@@ -42,6 +42,7 @@ from bufferlab.reproduce.claims import (
     gt,
     le,
     lt,
+    select,
 )
 from bufferlab.reproduce.runner import Task
 
@@ -385,8 +386,6 @@ def model_points(quick: bool) -> Dict[str, Any]:
 # ------------------------------------------------------------------------------------------- helpers
 
 
-def _sel(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Dict[str, Any]]:
-    return [r for r in records if all(r["labels"].get(k) == v for k, v in labels.items())]
 
 
 def _get(rec: Dict[str, Any], key: str) -> Any:
@@ -399,7 +398,7 @@ def _by_seed(records: Sequence[Dict[str, Any]], key: str, scale: float = 1.0,
              **labels: Any) -> Dict[int, float]:
     """One value per seed (the runs matching ``labels``)."""
     out = {}
-    for r in _sel(records, **labels):
+    for r in select(records, **labels):
         v = _get(r, key)
         if v is not None and math.isfinite(float(v)):
             out[int(r["seed"])] = float(v) * scale
@@ -475,8 +474,8 @@ def _n(records: Sequence[Dict[str, Any]]) -> int:
 
 def _readings(ctx: Context) -> Dict[str, List[Dict[str, Any]]]:
     """The α = 0.2 dumbbell runs at the comparison points under each reading."""
-    return {"principal": ctx["fig4"], GENTLE_OFF: _sel(ctx["gentle_off"], alpha=ALPHA), SACK: ctx["sack"],
-            ALWAYS: _sel(ctx["always_mark"], alpha=ALPHA)}
+    return {"principal": ctx["fig4"], GENTLE_OFF: select(ctx["gentle_off"], alpha=ALPHA), SACK: ctx["sack"],
+            ALWAYS: select(ctx["always_mark"], alpha=ALPHA)}
 
 
 # ------------------------------------------------------------------------------------------- claims 1-9
@@ -586,8 +585,8 @@ def claim4(ctx: Context) -> Outcome:
     r = _readings(ctx)
     modes = ctx["modes"]
     tests = _c4_tests(r["principal"], r["principal"])
-    mark = _sel(modes, reading="marking")
-    thr = _sel(modes, reading="threshold")
+    mark = select(modes, reading="marking")
+    thr = select(modes, reading="threshold")
     alts = [Reading(GENTLE_OFF, _c4_tests(r[GENTLE_OFF], r[GENTLE_OFF])),
             Reading(SACK, _c4_tests(r[SACK], r[SACK])),
             Reading(ALWAYS, _c4_tests(r[ALWAYS], r[ALWAYS])),
@@ -642,7 +641,7 @@ def claim5(ctx: Context) -> Outcome:
         return _fmt(_ratio(_by_seed(recs, "loss_rate", profile="red2", n=n),
                            _by_seed(recs, "loss_rate", profile="red1", n=n)))
 
-    mark = _sel(ctx["modes"], reading="marking")
+    mark = select(ctx["modes"], reading="marking")
     why = (f"RED2's loss is {lr(r['principal'])}× RED1's at N = {n} with mark_p 0.1 and gentle on, "
            f"{lr(r[GENTLE_OFF])}× with gentle off, {lr(r[SACK])}× with NewReno + SACK, but {lr(r[ALWAYS])}× "
            f"when RED always marks and {lr(mark)}× in the model's pure marking (`modes` runs): ns-2's "
@@ -677,9 +676,9 @@ def claim6(ctx: Context) -> Outcome:
            "where RED2 at N = 1000 has lower utilization and higher loss with α = 0.3: the ordering depends "
            "on the RED reading; the mechanism inside the gentle ramp was not isolated")
     return Outcome(tests, _why(tests, why),
-                   [Reading(GENTLE_OFF, _c6_tests(_sel(off, alpha=ALPHA), _sel(off, alpha=0.3))),
-                    Reading(ALWAYS, _c6_tests(_sel(ctx["always_mark"], alpha=ALPHA),
-                                              _sel(ctx["always_mark"], alpha=0.3)))])
+                   [Reading(GENTLE_OFF, _c6_tests(select(off, alpha=ALPHA), select(off, alpha=0.3))),
+                    Reading(ALWAYS, _c6_tests(select(ctx["always_mark"], alpha=ALPHA),
+                                              select(ctx["always_mark"], alpha=0.3)))])
 
 
 def _c7_tests(recs: Sequence[Dict[str, Any]], comparable: bool = False) -> List[Test]:
@@ -701,7 +700,7 @@ def _c7_tests(recs: Sequence[Dict[str, Any]], comparable: bool = False) -> List[
               "ranges of N\"", where="Sec. V-C, Fig. 6(a)")
 def claim7(ctx: Context) -> Outcome:
     prin = ctx["fig4"] + ctx["fig4_grid"]
-    off = _sel(ctx["gentle_off"], alpha=ALPHA) + ctx["gentle_off_grid"]
+    off = select(ctx["gentle_off"], alpha=ALPHA) + ctx["gentle_off_grid"]
     tests = _c7_tests(prin)
     h = {p: _est(prin, "h", profile=p, n=1000) for p in PROFILES}
     ho = {p: _est(off, "h", profile=p, n=1000) for p in PROFILES}
@@ -722,7 +721,7 @@ def claim7(ctx: Context) -> Outcome:
     return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c7_tests(off)),
                                              Reading(SACK, _c7_tests(ctx["sack"])),
                                              Reading(ALWAYS,
-                                                     _c7_tests(_sel(ctx["always_mark"], alpha=ALPHA)))])
+                                                     _c7_tests(select(ctx["always_mark"], alpha=ALPHA)))])
 
 
 #: Fig. 6(b)'s numbers: mean 1419 (the figure's legend: 1491), std 48.52; the regions' half-widths.
@@ -752,7 +751,7 @@ def _c8_tests(hist: Sequence[Dict[str, Any]], cmp_: Sequence[Dict[str, Any]]) ->
 def claim8(ctx: Context) -> Outcome:
     hist = ctx["fig6b"]
     pipe = ctx["pipe"]
-    prin, off = _sel(hist, reading="principal"), _sel(hist, reading=GENTLE_OFF)
+    prin, off = select(hist, reading="principal"), select(hist, reading=GENTLE_OFF)
     tests = _c8_tests(prin, ctx["fig4"])
 
     def row(recs: Sequence[Dict[str, Any]]) -> str:
@@ -762,16 +761,16 @@ def claim8(ctx: Context) -> Outcome:
     why = (f"ΣW ≈ utilization × pipe + queue, and the pipe is NCT = {HIST_N} × 25 × 0.2 = 1000 packets: "
            f"gentle on gives {row(prin)}; gentle off {row(off)}. The paper's 1419 needs a pipe ≈ 1.5× ours. "
            f"The pipe experiment (RTTs U[240, 560] ms, the range read as one-way delays) reaches the mean "
-           f"(gentle on: {row(_sel(pipe, reading='principal'))}; gentle off: "
-           f"{row(_sel(pipe, reading=GENTLE_OFF))}) but only at a utilization far below Fig. 4(c)'s 0.88, so "
-           "no pipe gives both the paper's mean and its utilization: the mean's cause is unknown. The std "
+           f"(gentle on: {row(select(pipe, reading='principal'))}; gentle off: "
+           f"{row(select(pipe, reading=GENTLE_OFF))}) but only at a utilization far below Fig. 4(c)'s 0.88, "
+           "so no pipe gives both the paper's mean and its utilization: the mean's cause is unknown. The std "
            "scales with the window: relative to the mean (0.034 in the paper) gentle off matches and gentle "
            "on (correlated windows, claim 7) is about twice it")
     return Outcome(tests, _why(tests, why),
-                   [Reading(GENTLE_OFF, _c8_tests(off, _sel(ctx["gentle_off"], alpha=ALPHA))),
+                   [Reading(GENTLE_OFF, _c8_tests(off, select(ctx["gentle_off"], alpha=ALPHA))),
                     Reading(SACK, _c8_tests(ctx["sack"], ctx["sack"])),
-                    Reading(ALWAYS, _c8_tests(_sel(hist, reading=ALWAYS),
-                                              _sel(ctx["always_mark"], alpha=ALPHA)))])
+                    Reading(ALWAYS, _c8_tests(select(hist, reading=ALWAYS),
+                                              select(ctx["always_mark"], alpha=ALPHA)))])
 
 
 def _c9_tests(recs: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -1059,11 +1058,11 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
     lines += ["", f"Fig. 6(b)'s aggregate window (RED1, N = {HIST_N}; the paper: mean 1419, std 48.52): mean "
               "ΣW | std ΣW | h | utilization.", "", "| reading | mean | std | h | utilization |",
               "|---|---|---|---|---|",
-              f"| principal (gentle on) | {agg(_sel(hist, reading='principal'))} |",
-              f"| gentle off | {agg(_sel(hist, reading=GENTLE_OFF))} |",
-              f"| NewReno + SACK | {agg(_sel(sack, profile='red1', n=HIST_N))} |",
-              f"| RTTs U[240, 560] ms (pipe × 2), gentle on | {agg(_sel(pipe, reading='principal'))} |",
-              f"| RTTs U[240, 560] ms (pipe × 2), gentle off | {agg(_sel(pipe, reading=GENTLE_OFF))} |"]
+              f"| principal (gentle on) | {agg(select(hist, reading='principal'))} |",
+              f"| gentle off | {agg(select(hist, reading=GENTLE_OFF))} |",
+              f"| NewReno + SACK | {agg(select(sack, profile='red1', n=HIST_N))} |",
+              f"| RTTs U[240, 560] ms (pipe × 2), gentle on | {agg(select(pipe, reading='principal'))} |",
+              f"| RTTs U[240, 560] ms (pipe × 2), gentle off | {agg(select(pipe, reading=GENTLE_OFF))} |"]
 
     f8, f8o, setups = results["fig8"], results["fig8_off"], results["fig8_setups"]
     lines += ["", "Multi-hop router 2 (RED1): utilization / loss ratio / mean queueing delay (ms); router "
@@ -1109,7 +1108,7 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     made: List[Tuple[str, str]] = []
     f4 = results["fig4"] + results["fig4_grid"]
     f5 = results["fig5"] + results["fig5_grid"]
-    f4o = _sel(results["gentle_off"], alpha=ALPHA) + results["gentle_off_grid"]
+    f4o = select(results["gentle_off"], alpha=ALPHA) + results["gentle_off_grid"]
     f8 = results["fig8"] + results["fig8_grid"]
     ns = _grid_of(f4)
     quick = len(ns) < len(GRID)

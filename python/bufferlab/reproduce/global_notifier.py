@@ -30,6 +30,7 @@ from bufferlab.reproduce.claims import (
     Outcome,
     Reading,
     Test,
+    all_hold,
     between,
     estimate,
     exact,
@@ -39,6 +40,7 @@ from bufferlab.reproduce.claims import (
     lt,
     paired_difference,
     ratio,
+    select,
 )
 from bufferlab.reproduce.runner import Task
 
@@ -495,8 +497,6 @@ def experiments(quick: bool, seeds: int) -> Dict[str, List[Task]]:
 Records = Sequence[Dict[str, Any]]
 
 
-def _sel(records: Records, **labels: Any) -> List[Dict[str, Any]]:
-    return [r for r in records if all(r["labels"].get(k) == v for k, v in labels.items())]
 
 
 def _value(r: Dict[str, Any], key: str) -> Optional[float]:
@@ -507,7 +507,7 @@ def _value(r: Dict[str, Any], key: str) -> Optional[float]:
 def _by_seed(records: Records, key: str, **labels: Any) -> Dict[int, float]:
     """``extra[key]`` (or ``summary[key]``) of the runs matching ``labels``, by seed."""
     out = {}
-    for r in _sel(records, **labels):
+    for r in select(records, **labels):
         v = _value(r, key)
         if v is not None and math.isfinite(v):
             out[r["seed"]] = v
@@ -529,8 +529,8 @@ def _paired(records: Records, key: str, a: Dict[str, Any], b: Dict[str, Any], sc
     """Mean over seeds of (value under labels ``a``) − (value under ``b``), the same seed paired (the same
     start times: common random numbers); ``other`` holds ``b``'s runs when they are in another experiment."""
     get = fn or (lambda r: _value(r, key))
-    xa = {r["seed"]: get(r) for r in _sel(records, **a)}
-    xb = {r["seed"]: get(r) for r in _sel(other if other is not None else records, **b)}
+    xa = {r["seed"]: get(r) for r in select(records, **a)}
+    xb = {r["seed"]: get(r) for r in select(other if other is not None else records, **b)}
     seeds = sorted(k for k in xa if k in xb and xa[k] is not None and xb[k] is not None)
     return paired_difference([xa[k] * scale for k in seeds], [xb[k] * scale for k in seeds])
 
@@ -568,8 +568,6 @@ def _why(tests: Sequence[Test], cause: str) -> str:
     return ". ".join(parts) + (f". {cause}" if cause else "")
 
 
-def _all_hold(tests: Sequence[Test]) -> bool:
-    return bool(tests) and all(t.result == "holds" for t in tests)
 
 
 def _other_tcp_red(ctx: Context, tests: Callable[[Records], List[Test]]) -> List[Reading]:
@@ -587,7 +585,7 @@ def t1_tests(e1: Records, baseline: str = "red", signal: str = "early") -> List[
     within the run counts the run's length (RED's time is then a lower bound)."""
     def times(config: str) -> List[float]:
         out = []
-        for r in _sel(e1, config=config):
+        for r in select(e1, config=config):
             v = r["extra"].get(f"all_{signal}")
             out.append(E1_DURATION if v is None else v)
         return out
@@ -601,7 +599,7 @@ def t1_tests(e1: Records, baseline: str = "red", signal: str = "early") -> List[
 
 def _t1_why(e1: Records, tests: Sequence[Test], baseline: str = "red") -> str:
     p95 = {c: estimate([r["extra"]["p95_early"] if r["extra"].get("p95_early") is not None else E1_DURATION
-                        for r in _sel(e1, config=c)]) for c in (baseline, "reno-gn")}
+                        for r in select(e1, config=c)]) for c in (baseline, "reno-gn")}
     gn, red = tests[0].est, tests[1].est
     cause = (f"RED reaches 95 % of the flows in {p95[baseline].mean:.2f} s and GN in "
              f"{p95['reno-gn'].mean:.2f} s: the 200 slow starts fill the buffer and lift RED's average "
@@ -626,7 +624,7 @@ def t1(ctx: Context) -> Outcome:
     alts += [Reading(R_PACKETS, t1_tests(ctx["e1_red_packets"])),
              Reading(R_PACKETS + ", " + R_ECN, t1_tests(ctx["e1_red_packets"], "red-ecn")),
              Reading(R_NEWRENO, t1_tests(ctx["e1_newreno"]))]
-    return Outcome(tests, "" if _all_hold(tests) else _t1_why(e1, tests), alts)
+    return Outcome(tests, "" if all_hold(tests) else _t1_why(e1, tests), alts)
 
 
 def t2_tests(e2: Records) -> List[Test]:
@@ -650,10 +648,10 @@ def t2(ctx: Context) -> Outcome:
     tests = t2_tests(e2)
     alts = [Reading(R_GN_HIGH, t2_tests(ctx["e2_gn_high"]))] + _other_tcp_red(ctx, t2_tests)
     why = ""
-    if not _all_hold(tests):
-        mean = {c: estimate([r["extra"]["notify_flows_mean"] / r["labels"]["n"] for r in _sel(e2, config=c)
+    if not all_hold(tests):
+        mean = {c: estimate([r["extra"]["notify_flows_mean"] / r["labels"]["n"] for r in select(e2, config=c)
                              if "notify_flows_mean" in r.get("extra", {})]) for c in GN_CONFIGS}
-        pk = estimate([r["extra"]["notify_packets_mean"] for r in _sel(e2, config="reno-gn", n=E1_FLOWS)
+        pk = estimate([r["extra"]["notify_packets_mean"] for r in select(e2, config="reno-gn", n=E1_FLOWS)
                        if "notify_packets_mean" in r.get("extra", {})])
         why = _why(tests, f"a firing marks the packets in the buffer, {pk.mean:.1f} on average at 200 flows "
                    f"(the mean share of the flows per firing is {mean['reno-gn'].mean:.3f} with TCP-Reno, "
@@ -673,7 +671,7 @@ def t3_tests(e2: Records, rate: float = RATE) -> List[Test]:
     ns = _ns(e2)
     cap = _cap(rate)
     per_seed: Dict[int, Dict[int, Dict[str, float]]] = defaultdict(dict)
-    for r in _sel(e2, config="red"):
+    for r in select(e2, config="red"):
         x = r["extra"]
         per_seed[r["seed"]][r["labels"]["n"]] = {"g": x["goodput_bps"] / 1e6, "t": x["throughput_bps"] / 1e6}
     short, g_slope, d_slope = [], [], []
@@ -701,10 +699,10 @@ def t3(ctx: Context) -> Outcome:
     e2 = ctx["e2"]
     tests = t3_tests(e2)
     rates = ctx["e2_rates"]
-    alts = [Reading(rate_reading(rate), t3_tests(_sel(rates, rate=rate), rate)) for rate in RATES]
+    alts = [Reading(rate_reading(rate), t3_tests(select(rates, rate=rate), rate)) for rate in RATES]
     alts += _other_tcp_red(ctx, t3_tests)
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         d = [_mbps(e2, "throughput_bps", n=n, config="red").mean - _mbps(e2, "goodput_bps", n=n,
                                                                             config="red").mean
              for n in (min(_ns(e2)), max(_ns(e2)))]
@@ -734,12 +732,12 @@ def t4_tests(e2: Records) -> List[Test]:
 def t4(ctx: Context) -> Outcome:
     e2, rates = ctx["e2"], ctx["e2_rates"]
     tests = t4_tests(e2)
-    alts = [Reading(rate_reading(rate), t4_tests(_sel(rates, rate=rate))) for rate in RATES]
+    alts = [Reading(rate_reading(rate), t4_tests(select(rates, rate=rate))) for rate in RATES]
     alts += _other_tcp_red(ctx, t4_tests) + [Reading(R_GN_HIGH, t4_tests(ctx["e2_gn_high"]))]
     rate_note = ("the N at which GN reaches capacity is where the BDP per flow falls to about two packets "
                  "(the windows' floor), so it moves with the link rate, which the paper does not give: see "
                  "the readings at 20, 60 and 100 Mb/s")
-    why = f"at the principal {RATE / 1e6:g} Mb/s; {rate_note}" if _all_hold(tests) else _why(tests, rate_note)
+    why = f"at the principal {RATE / 1e6:g} Mb/s; {rate_note}" if all_hold(tests) else _why(tests, rate_note)
     return Outcome(tests, why, alts)
 
 
@@ -751,7 +749,7 @@ def t5_tests(e2: Records, red: Optional[Records] = None) -> List[Test]:
              for n in ns]
     tests += [Test(f"goodput/throughput, TCP(0.9, 0.675) + GN − TCP-Reno + RED, {n} flows",
                    _paired(e2, "", {"n": n, "config": "aimd-gn"}, {"n": n, "config": "red"}, fn=_gp_ratio,
-                           other=red), gt(0.0)) for n in ns if _sel(red, n=n, config="red")]
+                           other=red), gt(0.0)) for n in ns if select(red, n=n, config="red")]
     return tests
 
 
@@ -765,10 +763,10 @@ def t5(ctx: Context) -> Outcome:
     e2, rates = ctx["e2"], ctx["e2_rates"]
     tests = t5_tests(e2)
     alts = [Reading(R_GN_HIGH, t5_tests(ctx["e2_gn_high"], e2))]
-    alts += [Reading(rate_reading(rate), t5_tests(_sel(rates, rate=rate))) for rate in RATES]
+    alts += [Reading(rate_reading(rate), t5_tests(select(rates, rate=rate))) for rate in RATES]
     alts += _other_tcp_red(ctx, t5_tests)
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         ua = {n: _est(e2, "utilization", n=n, config="aimd-gn").mean for n in _ns(e2)}
         n_low = min(ua, key=ua.get)
         p = red_parameters(BASE)
@@ -784,7 +782,7 @@ def t6_tests(e2: Records) -> List[Test]:
     gn, red = {"config": "aimd-gn"}, {"config": "red"}
     tests = [Test(f"STF (eq. 5, 0.01-s slots), GN − RED, {n} flows",
                   _paired(e2, "stf_0.01", {**gn, "n": n}, {**red, "n": n}), gt(0.0)) for n in _ns(e2)]
-    if _sel(e2, n=E1_FLOWS):
+    if select(e2, n=E1_FLOWS):
         for key, name in (("stf_max", "largest"), ("stf_min", "smallest")):
             tests.append(Test(f"{name} 1-s STF, GN − RED, {E1_FLOWS} flows",
                               _paired(e2, key, {**gn, "n": E1_FLOWS}, {**red, "n": E1_FLOWS}), gt(0.0)))
@@ -806,7 +804,7 @@ def t6(ctx: Context) -> Outcome:
     floor = [n for n in _ns(e2) if _est(e2, "cwnd_mean", n=n, config="aimd-gn").mean <= 2.05]
     note = (f"; at {', '.join(map(str, floor))} flows every GN window sits at the 2-packet minimum (the BDP "
             "per flow is below 2), so there GN's fairness is perfect by construction" if floor else "")
-    why = "" if _all_hold(tests) else _why(tests, "cause unknown" + note)
+    why = "" if all_hold(tests) else _why(tests, "cause unknown" + note)
     return Outcome(tests, why, alts)
 
 
@@ -825,7 +823,7 @@ def t7(ctx: Context) -> Outcome:
     e2 = ctx["e2"]
     tests = t7_tests(e2)
     alts = [Reading(R_ECN, t7_tests(e2, "red-ecn"))] + _other_tcp_red(ctx, t7_tests)
-    why = "" if _all_hold(tests) else _why(tests, "cause unknown")
+    why = "" if all_hold(tests) else _why(tests, "cause unknown")
     return Outcome(tests, why, alts)
 
 
@@ -849,7 +847,7 @@ def t8(ctx: Context) -> Outcome:
     tests = t8_tests(e2)
     alts = _other_tcp_red(ctx, t8_tests)
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         wc = _est(e2, "worst_case", n=E1_FLOWS, config="red")
         nr = ctx["e2_newreno"]
         nr_tests = t8_tests(nr)
@@ -893,7 +891,7 @@ def t9(ctx: Context) -> Outcome:
     e5 = ctx["e5"]
     tests = t9_tests(e5)
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         e2 = ctx["e2"]
         util = ", ".join(f"{_est(e2, 'utilization', n=n, config='aimd-gn').mean:.3f} at {n}"
                          for n in _ns(e2) if n <= 220)
@@ -932,7 +930,7 @@ def t10(ctx: Context) -> Outcome:
     e2, e6 = ctx["e2"], ctx["e6"]
     tests = t10_tests(e2, e6)
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         shift = []
         for cfg in GN_CONFIGS:
             u2 = {n: _est(e2, "utilization", n=n, config=cfg).mean for n in _ns(e6)}
@@ -968,7 +966,7 @@ def t11(ctx: Context) -> Outcome:
     tests = t11_tests(e2)
     alts = _other_tcp_red(ctx, t11_tests)
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         fairer_rougher = []
         for n in _ns(e2):
             for cfg in GN_CONFIGS:
@@ -984,7 +982,7 @@ def t11(ctx: Context) -> Outcome:
 def t12_tests(e2: Records, baseline: str = "red-ecn") -> List[Test]:
     return [Test(f"drops per run, TCP-Reno + GN − {LABELS[baseline]}, {n} flows",
                  _paired(e2, "drops", {"n": n, "config": "reno-gn"}, {"n": n, "config": baseline}), lt(0.0))
-            for n in _ns(e2) if _sel(e2, n=n, config=baseline)]
+            for n in _ns(e2) if select(e2, n=n, config=baseline)]
 
 
 @CLAIMS.claim("T12", "GN discards only on a full buffer or an average above 2·max_th and so avoids packet "
@@ -998,7 +996,7 @@ def t12(ctx: Context) -> Outcome:
     tests = t12_tests(e2)
     alts = [Reading(R_DROPPING, t12_tests(e2, "red"))] + _other_tcp_red(ctx, t12_tests)
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         forced = {n: _est(e2, "drops_forced", n=n, config="reno-gn").mean for n in _ns(e2)}
         worst = max(forced, key=forced.get)
         if forced[worst] > 0:
@@ -1025,7 +1023,7 @@ def t12m(ctx: Context) -> Outcome:
                 if r["labels"]["config"] in GN_CONFIGS)
     runs = sum(1 for name in ("e2", "e5", "e6") for r in ctx[name] if r["labels"]["config"] in GN_CONFIGS)
     tests = [Test(f"early drops in {runs} GN runs", exact(early), le(0.0))]
-    return Outcome(tests, "" if _all_hold(tests) else "a GN run dropped early: a bug in the discipline")
+    return Outcome(tests, "" if all_hold(tests) else "a GN run dropped early: a bug in the discipline")
 
 
 # ------------------------------------------------------------------------------------------- sensitivity
@@ -1044,7 +1042,7 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
             for c in PAPER_CONFIGS) + " |")
     rates = results.get("e2_rates", [])
     for rate in RATES:
-        for n in _ns(_sel(rates, rate=rate)):
+        for n in _ns(select(rates, rate=rate)):
             lines.append(f"| {rate / 1e6:g} Mb/s | {n} | " + " | ".join(
                 f"{_est(rates, 'utilization', rate=rate, n=n, config=c)} | "
                 f"{_mbps(rates, 'goodput_bps', rate=rate, n=n, config=c)}" for c in PAPER_CONFIGS) + " |")
@@ -1055,11 +1053,11 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
     for name, label in (("e2", "principal"), ("e2_newreno", R_NEWRENO), ("e2_red_packets", R_PACKETS),
                         ("e2_gn_high", R_GN_HIGH)):
         recs = results.get(name, [])
-        n = E1_FLOWS if _sel(recs, n=E1_FLOWS) else (220 if _sel(recs, n=220) else None)
+        n = E1_FLOWS if select(recs, n=E1_FLOWS) else (220 if select(recs, n=220) else None)
         if n is None:
             continue
         for config in CONFIGS:
-            sel = _sel(recs, n=n, config=config)
+            sel = select(recs, n=n, config=config)
             if not sel:
                 continue
             gp = estimate([_gp_ratio(r) for r in sel])
@@ -1078,7 +1076,7 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
     for name, label in (("e1", "principal"), ("e1_red_packets", R_PACKETS), ("e1_newreno", R_NEWRENO)):
         recs = results.get(name, [])
         for config in CONFIGS:
-            sel = _sel(recs, config=config)
+            sel = select(recs, config=config)
             if not sel:
                 continue
             cells = []
@@ -1102,7 +1100,7 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
 
 def _series(e2: Records, config: str, tkey: str, ykey: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean over seeds and 95 % half-width of a stored time series at N = 200."""
-    recs = _sel(e2, n=E1_FLOWS, config=config)
+    recs = select(e2, n=E1_FLOWS, config=config)
     t = np.asarray(recs[0]["extra"][tkey])
     ys = [np.asarray(r["extra"][ykey], dtype=float) for r in recs]
     m = min(len(y) for y in ys)
@@ -1184,7 +1182,7 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     fig, axes = f.axes(1, 2, size=(11, 4))
     for ax, (lo, hi) in zip(axes, ((0, 102), (90, 100.5))):
         for config in CONFIGS:
-            sel = _sel(e1, config=config)
+            sel = select(e1, config=config)
             if not sel:
                 continue
             curves = np.asarray([r["extra"]["curve_early"] for r in sel], dtype=float) * 100

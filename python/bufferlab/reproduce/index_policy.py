@@ -40,6 +40,7 @@ from bufferlab.reproduce.claims import (
     le,
     lt,
     paired_difference,
+    select,
     slope,
 )
 from bufferlab.reproduce.runner import Task
@@ -276,8 +277,6 @@ def experiments(quick: bool, seeds: int) -> Dict[str, List[Task]]:
 # ------------------------------------------------------------------------------------------- measures
 
 
-def _sel(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Dict[str, Any]]:
-    return [r for r in records if all(r["labels"].get(k) == v for k, v in labels.items())]
 
 
 def _rtt_ms(r: Dict[str, Any]) -> float:
@@ -320,7 +319,7 @@ MEASURES: Dict[str, Callable[[Dict[str, Any]], Optional[float]]] = {
 
 def _values(records: Sequence[Dict[str, Any]], name: str, **labels: Any) -> Dict[int, float]:
     out = {}
-    for r in _sel(records, **labels):
+    for r in select(records, **labels):
         v = MEASURES[name](r)
         if v is not None and math.isfinite(v):
             out[int(r["seed"])] = float(v)
@@ -847,7 +846,7 @@ def _sd_tests(t: Records) -> List[Test]:
 def s_d(ctx: Context) -> Outcome:
     t, g = runs(ctx, "table1", 3), ctx["gamma1"]
     tests = _sd_tests(t)
-    g99 = _sel(g, what="γ₁ = 0.99")
+    g99 = select(g, what="γ₁ = 0.99")
     why = _why(tests, [
         ((3, 4), "The index policy's utilization is not above both (DropTail "
                  f"{_u(_m(t, 'util', 3, 'droptail').mean)}, RED {_u(_m(t, 'util', 3, 'red').mean)}, index "
@@ -919,7 +918,7 @@ def _sf(ctx: Context, base: str) -> Outcome:
     t = runs(ctx, "table1", *SCENARIOS)
     tests = _sf_tests(t, base)
     g = ctx["gamma1"]
-    g75, g99 = _sel(g, what="γ₁ = 0.75"), _sel(g, what="γ₁ = 0.99")
+    g75, g99 = select(g, what="γ₁ = 0.75"), select(g, what="γ₁ = 0.99")
     name = POLICY_LABEL[base]
     causes = [((3, 8), f"Scenario 3: the index queue is {_d(t, 'queue', 3, 'index', base)} packets "
                        f"against {name}'s (the paper "
@@ -994,7 +993,7 @@ def table1_markdown(results: Dict[str, List[Dict[str, Any]]], reading: str = "ta
              "correlation | runs in phase |", "|---|---|---|---|---|---|---|---|"]
     for s in SCENARIOS:
         for p in POLICIES:
-            if not _sel(t, scen=s, policy=p):
+            if not select(t, scen=s, policy=p):
                 continue
             pu, pj, pq, pr = PAPER_TABLE[s, p]
             e = {m: _m(t, m, s, p) for m in ("util", "jain", "queue", "rtt", "corr", "inphase")}
@@ -1020,7 +1019,7 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
               "|---|---|---|---|---|"]
 
     def cell(recs: Records, scen: int, pol: str, **kw: Any) -> str:
-        if not _sel(recs, scen=scen, policy=pol, **kw):
+        if not select(recs, scen=scen, policy=pol, **kw):
             return "-"
         return (f"{100 * _m(recs, 'util', scen, pol, **kw).mean:.1f} / "
                 f"{_m(recs, 'jain', scen, pol, **kw).mean:.3f} / "
@@ -1074,7 +1073,7 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
         fig, axes = plt.subplots(3, 3, figsize=(13, 8), sharex=True,
                                  gridspec_kw={"height_ratios": [2, 1.2, 1.2]})
         for col, p in enumerate(POLICIES):
-            rec = next((r for r in _sel(t, scen=s, policy=p) if r["seed"] == 1), None)
+            rec = next((r for r in select(t, scen=s, policy=p) if r["seed"] == 1), None)
             if rec is None or "trace_t" not in rec["extra"]:
                 continue
             ex = rec["extra"]

@@ -39,7 +39,7 @@ from bufferlab.reproduce.claims import (
     gt,
     le,
     lt,
-    paired_difference,
+    paired_by_seed,
 )
 from bufferlab.reproduce.plotting import FigureSet
 from bufferlab.reproduce.runner import Task
@@ -745,10 +745,6 @@ def _by_seed(records: Sequence[Record], fn: Callable[[Record], float], **labels:
     return {r["seed"]: fn(r) for r in _pick(records, **labels)}
 
 
-def _paired(a: Dict[int, float], b: Dict[int, float]) -> Estimate:
-    """mean(a − b) over the seeds that ran both (common random numbers: the same flows)."""
-    common = sorted(set(a) & set(b))
-    return paired_difference([a[s] for s in common], [b[s] for s in common])
 
 
 def _seed_ratio(a: Dict[int, float], b: Dict[int, float]) -> Estimate:
@@ -851,7 +847,8 @@ def _t3_tests(recs: Sequence[Record]) -> List[Test]:
     for g in GAMMAS:
         dt, cd = seed_optima(recs, "dt", g), seed_optima(recs, "cdp", g)
         tests.append(Test(f"γ = {g}: B_γ at the CDP optimum − at the DropTail optimum (each seed's flows)",
-                          _paired({s: v["B"] for s, v in cd.items()}, {s: v["B"] for s, v in dt.items()}),
+                          paired_by_seed({s: v["B"] for s, v in cd.items()},
+                                         {s: v["B"] for s, v in dt.items()}),
                           gt(0), comparable=False))
     seeds = sorted({r["seed"] for r in recs})
     tests.append(Test("u(CDP) − u(DT) at equal aQd (mean over 2.5-11 ms, each seed's curves)",
@@ -934,8 +931,8 @@ def _gap(on: Sequence[Record], sweep: Sequence[Record], scheme: str, g: float) -
     kind = "dt" if scheme == "odt" else "cdp"
     opt = seed_optima(sweep, kind, g)
     end = _final(on)
-    return _paired(_by_seed(on, _benefit(g), scheme=scheme, gamma=g, end=end),
-                   {s: v["B"] for s, v in opt.items()})
+    return paired_by_seed(_by_seed(on, _benefit(g), scheme=scheme, gamma=g, end=end),
+                          {s: v["B"] for s, v in opt.items()})
 
 
 def _t5_tests(on: Sequence[Record], sweep: Sequence[Record]) -> List[Test]:
@@ -967,8 +964,8 @@ def t5(ctx: Context) -> Outcome:
 def _t6_tests(on: Sequence[Record]) -> List[Test]:
     end = _final(on)
     return [Test(f"γ = {g}: OB's online 5-min B_γ − ODT's (same seeds)",
-                 _paired(_by_seed(on, _benefit(g), scheme="ob", gamma=g, end=end),
-                         _by_seed(on, _benefit(g), scheme="odt", gamma=g, end=end)), gt(0))
+                 paired_by_seed(_by_seed(on, _benefit(g), scheme="ob", gamma=g, end=end),
+                                _by_seed(on, _benefit(g), scheme="odt", gamma=g, end=end)), gt(0))
             for g in GAMMAS]
 
 
@@ -994,7 +991,7 @@ def _t7_tests(on: Sequence[Record]) -> List[Test]:
 
                 va = _by_seed(on, f, scheme=s, gamma=a, end=end)
                 vb = _by_seed(on, f, scheme=s, gamma=b, end=end)
-                tests.append(Test(f"{s.upper()}: {key} at γ = {a} − at γ = {b}{unit}", _paired(va, vb),
+                tests.append(Test(f"{s.upper()}: {key} at γ = {a} − at γ = {b}{unit}", paired_by_seed(va, vb),
                                   gt(0)))
     return tests
 

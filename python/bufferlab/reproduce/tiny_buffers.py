@@ -28,13 +28,14 @@ from bufferlab.reproduce.claims import (
     Outcome,
     Reading,
     Test,
+    all_hold,
     between,
     estimate,
     exact,
     ge,
     le,
     lt,
-    paired_difference,
+    paired_by_seed,
 )
 from bufferlab.reproduce.plotting import FigureSet
 from bufferlab.reproduce.runner import Task
@@ -358,9 +359,6 @@ def _theta(r: Dict[str, Any]) -> float:
     return r["summary"]["utilization"] / r["labels"]["peak"]
 
 
-def _paired(a: Dict[int, float], b: Dict[int, float]) -> Estimate:
-    seeds = sorted(set(a) & set(b))
-    return paired_difference([a[k] for k in seeds], [b[k] for k in seeds])
 
 
 def _m(e: Estimate) -> str:
@@ -372,8 +370,6 @@ def _span(tests: Sequence[Test]) -> str:
     return f"{min(means):.2f}-{max(means):.2f}" if means else "-"
 
 
-def _all_hold(tests: Sequence[Test]) -> bool:
-    return all(t.result == HOLDS for t in tests)
 
 
 # ------------------------------------------------------------------------------------------- claims
@@ -397,7 +393,7 @@ def t1(ctx: Context) -> Outcome:
     tests = [_forty(ctx["fig1_key"], 10)]
     alts = [Reading(READINGS[r][0], [_forty(ctx["alt_paced"], 10, reading=r)])
             for r in ("newreno-sack", "waiting", "fixed-rtt", "wide-rtt", "pacing-cwnd")]
-    why = "" if _all_hold(tests) else ("40 paced flows at B = 10 are outside the paper's 80-90 %; the level "
+    why = "" if all_hold(tests) else ("40 paced flows at B = 10 are outside the paper's 80-90 %; the level "
                                        "follows the RTT spread (T6)")
     return Outcome(tests, why, alts)
 
@@ -416,7 +412,7 @@ def t2(ctx: Context) -> Outcome:
     tests = _t2_tests(ctx["fig1_reno40"])
     alts = [Reading(READINGS[r][0], _t2_tests(ctx["alt_reno"], reading=r))
             for r in ("newreno-sack", "minrto-1s", "waiting", "fixed-rtt", "wide-rtt")]
-    why = "" if _all_hold(tests) else "40 Reno flows cross 80 % far from 100 packets of buffer here"
+    why = "" if all_hold(tests) else "40 Reno flows cross 80 % far from 100 packets of buffer here"
     return Outcome(tests, why, alts)
 
 
@@ -429,7 +425,7 @@ def t3(ctx: Context) -> Outcome:
     tests = [Test(f"utilization ÷ window cap, {n} paced flow{'s' if n > 1 else ''}, B = 10",
                   estimate(list(_values(runs, _theta, n=n, paced=True, buffer=10).values())),
                   between(0.85, 1.05), comparable=n == 20) for n in (1, 10, 20)]
-    why = "" if _all_hold(tests) else "paced TCP stays away from its window cap at B = 10"
+    why = "" if all_hold(tests) else "paced TCP stays away from its window cap at B = 10"
     return Outcome(tests, why)
 
 
@@ -441,8 +437,8 @@ def _t4_tests(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Test]:
     tests += [Test(f"Reno utilization, N = {n}", _util(records, n=n, paced=False, buffer=10, **labels),
                    between(0.20 - AROUND, 0.20 + AROUND)) for n in ns]
     for n in BDP_NS:
-        gap = _paired(_values(records, n=n, paced=True, bdp=True, **labels),
-                      _values(records, n=n, paced=False, bdp=True, **labels))
+        gap = paired_by_seed(_values(records, n=n, paced=True, bdp=True, **labels),
+                             _values(records, n=n, paced=False, bdp=True, **labels))
         tests.append(Test(f"paced − Reno with a bandwidth-delay buffer, N = {n}", gap,
                           between(-AROUND, AROUND)))
     return tests
@@ -460,7 +456,7 @@ def t4(ctx: Context) -> Outcome:
     sack = _t4_tests(ctx["fig3_newreno"], reading="newreno-sack")
     alts = [Reading(READINGS["minrto-1s"][0], slow), Reading(READINGS["newreno-sack"][0], sack)]
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         def reno(ts: Sequence[Test]) -> List[Test]:
             return [t for t in ts if t.quantity.startswith("Reno")]
 
@@ -489,13 +485,13 @@ def t5(ctx: Context) -> Outcome:
     def extra(key: str, paced: bool) -> Dict[int, float]:
         return _values(f2, lambda r: r["extra"][key], paced=paced)
 
-    tests = [Test("mean cwnd, paced − Reno (packets)", _paired(extra("cwnd_mean", True),
-                                                               extra("cwnd_mean", False)), ge(0.0)),
-             Test("loss rate, paced − Reno", _paired(_values(f2, "loss_rate", paced=True),
-                                                     _values(f2, "loss_rate", paced=False)), le(0.0)),
+    tests = [Test("mean cwnd, paced − Reno (packets)", paired_by_seed(extra("cwnd_mean", True),
+                                                                      extra("cwnd_mean", False)), ge(0.0)),
+             Test("loss rate, paced − Reno", paired_by_seed(_values(f2, "loss_rate", paced=True),
+                                                            _values(f2, "loss_rate", paced=False)), le(0.0)),
              Test("share of Reno cwnd samples at or above 32",
                   estimate(list(extra("cwnd_at_wmax", False).values())), le(0.05))]
-    why = "" if _all_hold(tests) else "paced TCP does not keep the larger window or the fewer drops here"
+    why = "" if all_hold(tests) else "paced TCP does not keep the larger window or the fewer drops here"
     return Outcome(tests, why)
 
 
@@ -515,7 +511,7 @@ def t6(ctx: Context) -> Outcome:
     tests = _t6_tests(key)
     alts = [Reading(READINGS[r][0], _t6_tests(alt, reading=r)) for r in RTT_READINGS]
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         cause = ctx["t6_cause"]
         wide, cwnd, sack, access = (_m(_util(cause, variant=name)) for name in T6_VARIANTS)
         why = ("40 paced flows get more than the paper's 80-90 % at B = 20; their level follows the RTT "
@@ -543,9 +539,9 @@ def t7(ctx: Context) -> Outcome:
         tests.append(Test(f"utilization ÷ (100 × access rate / C), access {a} Mb/s", ratio, ge(0.9),
                           comparable=False))
     for a, b in ((10, 20), (20, 100), (100, 1000)):
-        d = _paired(_values(f5, access_mbps=b), _values(f5, access_mbps=a))
+        d = paired_by_seed(_values(f5, access_mbps=b), _values(f5, access_mbps=a))
         tests.append(Test(f"utilization at {b} Mb/s − at {a} Mb/s", d, lt(0.0), comparable=False))
-    why = "" if _all_hold(tests) else "the throughput does not follow the access rate as the paper says"
+    why = "" if all_hold(tests) else "the throughput does not follow the access rate as the paper says"
     return Outcome(tests, why)
 
 
@@ -554,8 +550,8 @@ def _t8_tests(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Test]:
     lo, hi = ws[0], ws[-1]
 
     def fall(kind: str) -> Estimate:
-        return _paired(_values(records, w_max=hi, kind=kind, **labels),
-                       _values(records, w_max=lo, kind=kind, **labels))
+        return paired_by_seed(_values(records, w_max=hi, kind=kind, **labels),
+                              _values(records, w_max=lo, kind=kind, **labels))
 
     return [Test(f"constant B = 5: utilization at W_max {hi} − at {lo}", fall("constant"), le(-2 * AROUND)),
             Test(f"B = round(5 log10 W_max): utilization at W_max {hi} − at {lo}", fall("log"),
@@ -570,7 +566,7 @@ def _t8_tests(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Test]:
 def t8(ctx: Context) -> Outcome:
     tests = _t8_tests(ctx["fig6"])
     alts = [Reading(READINGS["waiting"][0], _t8_tests(ctx["fig6_waiting"], reading="waiting"))]
-    why = "" if _all_hold(tests) else ("the constant and the log buffer do not part as the paper says (see "
+    why = "" if all_hold(tests) else ("the constant and the log buffer do not part as the paper says (see "
                                        "the buffer reading in the sensitivity tables)")
     return Outcome(tests, why, alts)
 
@@ -584,7 +580,7 @@ def t9(ctx: Context) -> Outcome:
     th = estimate([r["summary"]["utilization"] / 0.5 for r in ctx["theorem1"]])
     tests = [Test("Theorem 1's buffer (eq. 1), packets", exact(b15), between(15, 15)),
              Test("effective utilization θ, Poisson-injection TCP, B = 15", th, ge(0.9), comparable=False)]
-    why = "" if _all_hold(tests) else "Poisson-injection TCP falls short of θ = 0.9 at B = 15"
+    why = "" if all_hold(tests) else "Poisson-injection TCP falls short of θ = 0.9 at B = 15"
     return Outcome(tests, why)
 
 
@@ -598,7 +594,7 @@ def t10(ctx: Context) -> Outcome:
     md1 = float(queueing.md1k_loss(0.75, 20))
     tests = [Test("ρ^B at ρ = 0.75, B = 20", exact(tail), between(0.0025, 0.0035)),
              Test("M/D/1/20 loss at ρ = 0.75 ÷ ρ^B", exact(md1 / tail), le(1.0))]
-    return Outcome(tests, "" if _all_hold(tests) else "the models disagree with the paper's arithmetic")
+    return Outcome(tests, "" if all_hold(tests) else "the models disagree with the paper's arithmetic")
 
 
 # Theorem 2's slotted Monte Carlo: independent batches of replications, each with its own seeds.
@@ -657,7 +653,7 @@ def t11(ctx: Context) -> Outcome:
                   le(5.0), comparable=w <= 64) for w in mc["w"]]
     tests += [Test(f"loss, S = 1, B = ⌈2 ln W⌉, W = {w}", estimate(mc["s1"][w]), ge(0.01),
                    comparable=w <= 64) for w in mc["w"]]
-    why = "" if _all_hold(tests) else ("with S = ⌈4 ln W⌉ and B = ⌈2 ln W⌉ the loss falls more slowly than "
+    why = "" if all_hold(tests) else ("with S = ⌈4 ln W⌉ and B = ⌈2 ln W⌉ the loss falls more slowly than "
                                        "1/W² over this range; the theorem's c_S and c_B are only "
                                        "\"sufficiently large\"")
     return Outcome(tests, why)
@@ -675,7 +671,7 @@ def t12(ctx: Context) -> Outcome:
     tests = [Test("over-provisioned, B = 5: ρ at W_max 10^4 ÷ ρ at 32", exact(over[1] / over[0]), le(0.5)),
              Test("over-provisioned, B = 5: ρ at W_max 10^12", exact(over[2]), le(0.05)),
              Test("under-provisioned, B = 2 ln W_max: ρ at W_max 10^12 (limit e^-1)", exact(logb), ge(0.3))]
-    return Outcome(tests, "" if _all_hold(tests) else "the fixed point disagrees with Sec. IV-A's statements")
+    return Outcome(tests, "" if all_hold(tests) else "the fixed point disagrees with Sec. IV-A's statements")
 
 
 @CLAIMS.claim("T13", "At peak load 0.8 and B = 10, paced TCP's effective utilization does not depend on N, C "
@@ -688,13 +684,15 @@ def t13(ctx: Context) -> Outcome:
     ref = _values(f3, _theta, n=100, paced=True, buffer=10)
     ns = sorted({r["labels"]["n"] for r in f3 if r["labels"]["n"] >= 10})
     tests = [Test(f"paced θ, N = {n} − N = 100",
-                  _paired(_values(f3, _theta, n=n, paced=True, buffer=10), ref), between(-AROUND, AROUND))
+                  paired_by_seed(_values(f3, _theta, n=n, paced=True, buffer=10), ref),
+                  between(-AROUND, AROUND))
              for n in ns if n != 100]
     tests += [Test(f"paced θ, RTT {x * 1e3:g} ms − 100 ms (N = 100)",
-                   _paired(_values(rtt, _theta, rtt=x), ref), between(-AROUND, AROUND), comparable=False)
+                   paired_by_seed(_values(rtt, _theta, rtt=x), ref), between(-AROUND, AROUND),
+                   comparable=False)
               for x in (0.05, 0.2)]
     why = ""
-    if not _all_hold(tests):
+    if not all_hold(tests):
         parts = []
         for n in ns:
             loss = estimate(list(_values(f3, "loss_rate", n=n, paced=True, buffer=10).values()))
@@ -716,7 +714,7 @@ def t14(ctx: Context) -> Outcome:
     tests = [Test(f"utilization, {n} paced flows, B = {b}", _util(f4, n=n, paced=True, buffer=b), ge(0.80),
                   comparable=False)
              for n in (100, 200) for b in sorted({r["labels"]["buffer"] for r in f4}) if b >= 10]
-    why = "" if _all_hold(tests) else "some buffer size gives less than 80 %"
+    why = "" if all_hold(tests) else "some buffer size gives less than 80 %"
     return Outcome(tests, why)
 
 
