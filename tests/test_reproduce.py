@@ -64,6 +64,18 @@ def test_runs_are_kept_and_a_second_call_runs_nothing(tmp_path: Path, monkeypatc
     monkeypatch.undo()
     third = runner.run_tasks(tasks, tmp_path, workers=1)
     assert [r["summary"] for r in third] == [r["summary"] for r in first]
+    # Records already in memory (an earlier round of the same reproduction) are neither read nor run again.
+    known: dict = {}
+    runner.run_tasks(tasks[:2], tmp_path, workers=1, known=known)
+    assert len(known) == 2
+    for f in tmp_path.glob("*.json"):
+        f.unlink()
+    monkeypatch.setattr(runner, "run_one", lambda t: calls.append(t) or {})
+    steps = []
+    fourth = runner.run_tasks(tasks[:2], tmp_path, workers=1, known=known,
+                              progress=lambda d, t: steps.append((d, t)))
+    assert calls == [] and steps == [(2, 2)]
+    assert [r["summary"] for r in fourth] == [r["summary"] for r in first[:2]]
 
 
 def test_pool_and_serial_give_identical_records(tmp_path: Path) -> None:
@@ -218,7 +230,7 @@ class _FakePaper:
         return []
 
 
-def _fake_runs(tasks, cache, workers=1, progress=None):
+def _fake_runs(tasks, cache, workers=1, progress=None, known=None):
     noisy = [0.5, -0.45, 0.4, 0.35, 0.45, 0.3, 0.5, 0.4, 0.45, 0.35]  # decided above 0 from about 5 seeds
     return [{"labels": t.labels, "seed": t.seed, "wall_s": 0.0,
              "summary": {"x": noisy[t.seed - 1] if t.labels["exp"] == "noisy" else 1.0 + 0.01 * t.seed}}

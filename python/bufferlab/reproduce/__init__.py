@@ -113,10 +113,11 @@ def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int]
     t0 = time.perf_counter()
     evaluated: Dict[str, Evaluated] = {}
     signature: Dict[str, tuple] = {}
+    known: Dict[str, Dict[str, Any]] = {}  # records read or run in an earlier round
     while True:
         experiments = _tasks_for(mod, quick, per_exp)
         tasks = [t for ts in experiments.values() for t in ts]
-        records = run_tasks(tasks, out / "runs", workers=workers, progress=progress)
+        records = run_tasks(tasks, out / "runs", workers=workers, progress=progress, known=known)
         results: Dict[str, List[Dict[str, Any]]] = {}
         i = 0
         for exp, ts in experiments.items():

@@ -65,13 +65,16 @@ def run_one(task: Task) -> Dict[str, Any]:
 
 
 def run_tasks(tasks: Sequence[Task], cache: Path, *, workers: int = 1,
-              progress: Optional[Callable[[int, int], None]] = None) -> List[Dict[str, Any]]:
-    """Every task's record, running only those not in ``cache`` yet; ``progress(done, total)`` after each."""
+              progress: Optional[Callable[[int, int], None]] = None,
+              known: Optional[Dict[str, Dict[str, Any]]] = None) -> List[Dict[str, Any]]:
+    """Every task's record, running only those not in ``cache`` yet; ``progress(done, total)`` after each.
+    ``known`` (records by key, from an earlier call on the same cache) spares reading those files again;
+    it receives every record of this call."""
     cache.mkdir(parents=True, exist_ok=True)
     version = engine_version()
     keys = [t.key(version) for t in tasks]
-    records: Dict[str, Dict[str, Any]] = {}
-    for k in set(keys):
+    records: Dict[str, Dict[str, Any]] = known if known is not None else {}
+    for k in set(keys) - set(records):
         path = cache / f"{k}.json"
         if path.exists():
             try:
@@ -79,7 +82,8 @@ def run_tasks(tasks: Sequence[Task], cache: Path, *, workers: int = 1,
             except (OSError, ValueError):
                 path.unlink(missing_ok=True)  # a damaged record is run again
     todo = {k: t for k, t in zip(keys, tasks) if k not in records}
-    total, done = len(set(keys)), len(records)
+    total = len(set(keys))
+    done = total - len(set(todo))
     if progress:
         progress(done, total)
 
