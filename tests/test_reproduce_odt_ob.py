@@ -263,7 +263,8 @@ def test_quick_reproduce_on_synthetic_runs_writes_a_table_the_recheck_accepts(tm
     world = World(quick=True)
     calls: List[int] = []
 
-    def fake_runs(tasks: List[Task], cache: Path, *, workers: int = 1, progress: Optional[Any] = None):
+    def fake_runs(tasks: List[Task], cache: Path, *, workers: int = 1, progress: Optional[Any] = None,
+                  known: Optional[Any] = None):
         calls.append(len(tasks))
         return [world.record(t) for t in tasks]
 

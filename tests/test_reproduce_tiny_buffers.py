@@ -285,7 +285,8 @@ def test_quick_reproduce_on_synthetic_runs_writes_a_table_the_recheck_accepts(
             names[t.key("test")] = exp
     calls: List[int] = []
 
-    def fake_runs(tasks: List[Task], cache: Path, *, workers: int = 1, progress: Optional[Any] = None):
+    def fake_runs(tasks: List[Task], cache: Path, *, workers: int = 1, progress: Optional[Any] = None,
+                  known: Optional[Any] = None):
         calls.append(len(tasks))
         out = []
         for t in tasks:
