@@ -1,5 +1,16 @@
-//! The deterministic event queue, ordered by (time, insertion number), so events at the same instant run in
-//! the order they were scheduled.
+//! The deterministic event queue, ordered by time; at one instant, packets reaching a port run first, then
+//! every other event in the order it was scheduled.
+//!
+//! **Ties between an arrival and a departure.** With equal round-trip times and ACK clocking, packets
+//! arrive at a busy port exactly when it finishes a packet, at every packet: the departure grid of a busy
+//! period is aligned with the arrival that started it. Whether such an arrival meets a full buffer decides
+//! which flows lose packets. ns-3 runs it before the departure (its channel schedules the arrival a link
+//! delay ahead, the device its completion only a serialization time ahead, and equal times run in
+//! scheduling order), and so does the engine, for every packet: an [`Event::is_arrival`] at an instant runs
+//! before the other events of that instant. Insertion order alone would not do it here: a flow's access
+//! pipe schedules only its head, so a packet behind others in the pipe gets its event one packet time ahead,
+//! after the port's completion, and a flow with many packets in flight would win every tie that a flow
+//! sending a lone retransmission loses.
 
 use crate::time::Time;
 
@@ -35,12 +46,25 @@ pub enum Event {
     WarmupEnd,
 }
 
-/// Pending events, earliest first, ties broken by insertion order.
+impl Event {
+    /// A packet reaching a port: from a flow's access link, a link, an ACK path, or a UDP source.
+    #[inline(always)]
+    pub fn is_arrival(&self) -> bool {
+        matches!(
+            self,
+            Event::AccessArrive(_) | Event::LinkArrive(_) | Event::AckArrive(_) | Event::UdpSend(_)
+        )
+    }
+}
+
+/// Pending events, earliest first; at one instant arrivals first, ties otherwise broken by insertion order.
 ///
 /// A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) on the time: events are never scheduled before the
 /// last one taken, so bucket `b` holds the events whose time's highest bit differing from the last time
 /// taken is bit `b − 1`, and bucket 0 those due exactly then. Buckets are appended to and redistributed in
-/// order, so events with equal times keep their insertion order; bucket 0 is drained from the front.
+/// order, so events with equal times keep their insertion order; bucket 0 is drained from the front, after
+/// a stable partition that puts the arrivals due then first (events scheduled for the current instant while
+/// it is being drained, which a zero-delay link can do, join at the back).
 /// Taking the minimum moves each event down a few buckets over its life instead of paying a
 /// comparison-heavy heap sift per event.
 pub struct EventQueue {
@@ -50,13 +74,23 @@ pub struct EventQueue {
     occupied: u64,
     /// Events of bucket 0 already taken.
     taken: usize,
+    /// Scratch space for the partition of bucket 0.
+    later: Vec<(Time, Event)>,
     len: usize,
     popped: u64,
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { last: 0, buckets: vec![Vec::new(); 65], occupied: 0, taken: 0, len: 0, popped: 0 }
+        EventQueue {
+            last: 0,
+            buckets: vec![Vec::new(); 65],
+            occupied: 0,
+            taken: 0,
+            later: Vec::new(),
+            len: 0,
+            popped: 0,
+        }
     }
 }
 
@@ -96,6 +130,7 @@ impl EventQueue {
                 self.put(t, e);
             }
             self.buckets[b] = items; // keep the allocation
+            self.arrivals_first();
         }
         let (time, event) = self.buckets[0][self.taken];
         if time > until {
@@ -105,6 +140,30 @@ impl EventQueue {
         self.len -= 1;
         self.popped += 1;
         Some((time, event))
+    }
+
+    /// Stable partition of bucket 0 (all due at `last`): arrivals first, the rest after in their order.
+    #[inline(always)]
+    fn arrivals_first(&mut self) {
+        let due = &mut self.buckets[0];
+        // Already in order unless some arrival follows a non-arrival (mostly one event, or none of either).
+        let Some(first_other) = due.iter().position(|(_, e)| !e.is_arrival()) else { return };
+        if !due[first_other..].iter().any(|(_, e)| e.is_arrival()) {
+            return;
+        }
+        self.later.clear();
+        let mut kept = first_other;
+        for i in first_other..due.len() {
+            let item = due[i];
+            if item.1.is_arrival() {
+                due[kept] = item;
+                kept += 1;
+            } else {
+                self.later.push(item);
+            }
+        }
+        due.truncate(kept);
+        due.extend_from_slice(&self.later);
     }
 
     /// Events executed so far.
@@ -165,6 +224,42 @@ mod tests {
             }
         }
         assert_eq!(q.len(), reference.len());
+    }
+
+    #[test]
+    fn at_one_instant_arrivals_run_first_and_the_rest_keep_their_order() {
+        let mut q = EventQueue::default();
+        q.schedule(7, Event::TxDone(0));
+        q.schedule(7, Event::Sample);
+        q.schedule(7, Event::AccessArrive(1));
+        q.schedule(4, Event::TxDone(2));
+        q.schedule(7, Event::LinkArrive(3));
+        q.schedule(7, Event::SenderTimer(4));
+        q.schedule(7, Event::AckArrive(5));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(10)).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::TxDone(2),
+                Event::AccessArrive(1),
+                Event::LinkArrive(3),
+                Event::AckArrive(5),
+                Event::TxDone(0),
+                Event::Sample,
+                Event::SenderTimer(4),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_event_scheduled_for_the_instant_being_drained_runs_after_it() {
+        let mut q = EventQueue::default();
+        q.schedule(3, Event::TxDone(0));
+        q.schedule(3, Event::AccessArrive(1));
+        assert_eq!(q.pop_until(10), Some((3, Event::AccessArrive(1))));
+        q.schedule(3, Event::LinkArrive(2)); // a zero-delay link, from the arrival's port
+        assert_eq!(q.pop_until(10), Some((3, Event::TxDone(0))));
+        assert_eq!(q.pop_until(10), Some((3, Event::LinkArrive(2))));
     }
 
     #[test]
