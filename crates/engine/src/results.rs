@@ -48,6 +48,15 @@ pub struct Summary {
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub retransmits: u64,
+    /// Retransmission timeouts inside the measurement window (`timeouts` counts the whole run), and the
+    /// same split by cause (`tcp::sender::TimeoutCause`): the first unacknowledged segment's retransmission
+    /// went unanswered; in fast recovery with it never retransmitted; outside recovery (too few duplicate
+    /// ACKs); anything else.
+    pub window_timeouts: u64,
+    pub window_timeouts_lost_retransmission: u64,
+    pub window_timeouts_during_recovery: u64,
+    pub window_timeouts_insufficient_dupacks: u64,
+    pub window_timeouts_other: u64,
     pub sent: u64,
     pub delivered: u64,
     pub dropped: u64,

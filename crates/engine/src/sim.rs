@@ -59,7 +59,9 @@ struct Flow {
     /// Packets on the access link with their arrival times at the first port.
     access: Pipe,
     access_free_at: Time,
+    /// A data packet's serialization on the access link; other sizes (a SYN) from `access_rate`.
     access_serialization: Time,
+    access_rate: f64,
     access_delay: Time,
     /// `tcp.overhead` and its stream: each packet waits a uniform random time in [0, overhead) before it
     /// starts on the access link (`None`: no wait).
@@ -130,7 +132,9 @@ impl Flow {
                 None => at,
                 Some((most, rng)) => at + (*most as f64 * rng.uniform()) as Time,
             };
-            let done = ready.max(self.access_free_at) + self.access_serialization;
+            let on_link =
+                if pkt.syn { serialization(pkt.size, self.access_rate) } else { self.access_serialization };
+            let done = ready.max(self.access_free_at) + on_link;
             self.access_free_at = done;
             self.in_network += 1;
             let arrival = done + self.access_delay;
@@ -178,6 +182,8 @@ pub struct Simulation {
     series: Series,
     fct: FctStats,
     measuring: bool,
+    /// All senders' counters when the warm-up ended (the window's are the totals minus these).
+    sender_at_warmup: SenderStats,
     // Whole-run conservation counters.
     acks_sent: u64,
     delivered: u64,
@@ -223,6 +229,7 @@ impl Simulation {
             series: Series::new(cfg.network.links.len(), if cfg.sample_cwnd { fixed } else { 0 }),
             fct: FctStats::new(cfg.fct_buckets.clone(), cfg.groups.len(), cfg.fct_records),
             measuring: false,
+            sender_at_warmup: SenderStats::default(),
             acks_sent: 0,
             delivered: 0,
             dropped: 0,
@@ -386,6 +393,7 @@ impl Simulation {
             Event::Sample => self.sample(),
             Event::WarmupEnd => {
                 self.measuring = true;
+                self.sender_at_warmup = self.sender_totals();
                 for port in &mut self.ports {
                     let held = port.held();
                     port.stats.begin(self.now, held);
@@ -444,6 +452,7 @@ impl Simulation {
             access: Pipe::default(),
             access_free_at: 0,
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
+            access_rate: fc.access_rate,
             access_delay: fc.access_delay,
             overhead: (grp.tcp.overhead > 0).then(|| {
                 (grp.tcp.overhead, Rng::new(self.cfg.seed, stream::overhead(g, self.groups[g].built - 1)))
@@ -1006,6 +1015,7 @@ impl Simulation {
             .collect();
         let totals = self.group_totals();
         let groups = self.group_results(&flows, &totals, secs);
+        let in_window = self.sender_totals().since(&self.sender_at_warmup);
         // Summed as the flows' rows are, so a scenario without arrivals reports the sum of its rows.
         let arrival_goodput: f64 = totals.iter().map(|t| t.1.goodput_bytes as f64 * 8.0 / secs).sum();
         let ports = self.port_results(window);
@@ -1046,6 +1056,11 @@ impl Simulation {
             timeouts: groups.iter().map(|g| g.tcp.timeouts).sum(),
             fast_retransmits: groups.iter().map(|g| g.tcp.fast_recoveries).sum(),
             retransmits: groups.iter().map(|g| g.tcp.retransmits).sum(),
+            window_timeouts: in_window.timeouts,
+            window_timeouts_lost_retransmission: in_window.timeouts_lost_retransmission,
+            window_timeouts_during_recovery: in_window.timeouts_during_recovery,
+            window_timeouts_insufficient_dupacks: in_window.timeouts_insufficient_dupacks,
+            window_timeouts_other: in_window.timeouts_other,
             sent,
             delivered,
             dropped,
@@ -1298,6 +1313,15 @@ impl Simulation {
                 }
             })
             .collect()
+    }
+
+    /// Every sender's counters, finished flows included.
+    fn sender_totals(&self) -> SenderStats {
+        let mut all = SenderStats::default();
+        for (_, _, tcp) in self.group_totals() {
+            all.add(&tcp);
+        }
+        all
     }
 
     /// Per group: (counters of its fixed flows, counters of its arrival flows, sender counters of all).

@@ -166,6 +166,11 @@ impl Scoreboard {
         self.segs[i].flags & RETX != 0
     }
 
+    /// Entry `i` was retransmitted at some time (Karn's flag).
+    pub fn ever_resent(&self, i: usize) -> bool {
+        self.segs[i].flags & EVER_RETX != 0
+    }
+
     /// Entry `i` was retransmitted at `now`.
     pub fn retransmitted(&mut self, i: usize, now: Time) {
         let s = &mut self.segs[i];

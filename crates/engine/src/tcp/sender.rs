@@ -78,7 +78,8 @@ enum Phase {
     TimeoutRecovery,
 }
 
-/// Per-flow counters over the whole run.
+/// Per-flow counters over the whole run. `timeouts` counts every expiry of the retransmission timer with
+/// data outstanding; the four `timeouts_*` counters split it by [`TimeoutCause`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SenderStats {
     pub sent: u64,
@@ -86,6 +87,26 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
+    pub timeouts_lost_retransmission: u64,
+    pub timeouts_during_recovery: u64,
+    pub timeouts_insufficient_dupacks: u64,
+    pub timeouts_other: u64,
+}
+
+/// Why the retransmission timer expired, read from the sender's state as it fires (the same rule is
+/// applied to ns-3's sockets in `validate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutCause {
+    /// The first unacknowledged segment had been retransmitted, and that retransmission went unanswered.
+    LostRetransmission,
+    /// In fast recovery, with the first unacknowledged segment never retransmitted: a hole that recovery
+    /// did not repair (too few SACKed segments above it to mark it lost, no room in the window).
+    DuringRecovery,
+    /// Outside recovery: the loss did not bring `dupack_threshold` duplicate ACKs (a small window, or
+    /// losses at its tail).
+    InsufficientDupacks,
+    /// Anything else (in timeout recovery with the first segment never retransmitted).
+    Other,
 }
 
 impl SenderStats {
@@ -95,6 +116,37 @@ impl SenderStats {
         self.timeouts += o.timeouts;
         self.fast_recoveries += o.fast_recoveries;
         self.ecn_reductions += o.ecn_reductions;
+        self.timeouts_lost_retransmission += o.timeouts_lost_retransmission;
+        self.timeouts_during_recovery += o.timeouts_during_recovery;
+        self.timeouts_insufficient_dupacks += o.timeouts_insufficient_dupacks;
+        self.timeouts_other += o.timeouts_other;
+    }
+
+    /// The counters accumulated since `earlier` (a snapshot of the same counters).
+    pub fn since(&self, earlier: &SenderStats) -> SenderStats {
+        SenderStats {
+            sent: self.sent - earlier.sent,
+            retransmits: self.retransmits - earlier.retransmits,
+            timeouts: self.timeouts - earlier.timeouts,
+            fast_recoveries: self.fast_recoveries - earlier.fast_recoveries,
+            ecn_reductions: self.ecn_reductions - earlier.ecn_reductions,
+            timeouts_lost_retransmission: self.timeouts_lost_retransmission
+                - earlier.timeouts_lost_retransmission,
+            timeouts_during_recovery: self.timeouts_during_recovery - earlier.timeouts_during_recovery,
+            timeouts_insufficient_dupacks: self.timeouts_insufficient_dupacks
+                - earlier.timeouts_insufficient_dupacks,
+            timeouts_other: self.timeouts_other - earlier.timeouts_other,
+        }
+    }
+
+    fn count_timeout(&mut self, cause: TimeoutCause) {
+        self.timeouts += 1;
+        *match cause {
+            TimeoutCause::LostRetransmission => &mut self.timeouts_lost_retransmission,
+            TimeoutCause::DuringRecovery => &mut self.timeouts_during_recovery,
+            TimeoutCause::InsufficientDupacks => &mut self.timeouts_insufficient_dupacks,
+            TimeoutCause::Other => &mut self.timeouts_other,
+        } += 1;
     }
 }
 
@@ -483,7 +535,16 @@ impl<C: CongestionControl> Sender<C> {
         if self.flight() == 0 {
             return;
         }
-        self.stats.timeouts += 1;
+        let cause = if self.sb.ever_resent(0) {
+            TimeoutCause::LostRetransmission
+        } else {
+            match self.phase {
+                Phase::FastRecovery => TimeoutCause::DuringRecovery,
+                Phase::Open | Phase::Cwr => TimeoutCause::InsufficientDupacks,
+                Phase::TimeoutRecovery => TimeoutCause::Other,
+            }
+        };
+        self.stats.count_timeout(cause);
         self.congestion_signal(Signal::Timeout, now, cfg);
         let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
         self.win.cwnd = self.cc.loss_window(&self.win, &ctx);
@@ -1075,6 +1136,43 @@ mod tests {
         s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(1, true), (2, true)]);
         assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
+    }
+
+    #[test]
+    fn each_timeout_is_counted_under_its_cause() {
+        let c = cfg(true, false);
+        let causes = |s: &Sender<NewReno>| {
+            let t = &s.stats;
+            [
+                t.timeouts_insufficient_dupacks,
+                t.timeouts_during_recovery,
+                t.timeouts_lost_retransmission,
+                t.timeouts_other,
+            ]
+        };
+        // Nothing comes back: outside recovery, too few duplicate ACKs.
+        let mut s = Sender::new(0, NewReno, &c);
+        let mut out = Vec::new();
+        s.start(0, &c, &mut out);
+        s.on_timeout(from_secs(1.0), &c, &mut out);
+        assert_eq!(causes(&s), [1, 0, 0, 0]);
+        // The retransmission of segment 0 is lost too.
+        s.on_timeout(from_secs(3.0), &c, &mut out);
+        assert_eq!(causes(&s), [1, 0, 1, 0]);
+        assert_eq!(s.stats.timeouts, 2);
+
+        // Fast recovery for segment 0; its retransmission arrives, the partial ACK leaves segment 5 first,
+        // with too few segments SACKed above it to call it lost, and nothing more comes back.
+        let mut s = Sender::new(0, NewReno, &c);
+        s.start(0, &c, &mut out);
+        for (i, k) in (2..=4).enumerate() {
+            s.on_ack(&ack(0, &[(1, k)]), 100 + i as Time, &c, &mut out);
+        }
+        s.on_ack(&ack(0, &[(1, 5)]), 103, &c, &mut out);
+        s.on_ack(&ack(5, &[(6, 7)]), 200, &c, &mut out);
+        assert!(!s.sb.ever_resent(0));
+        s.on_timeout(from_secs(2.0), &c, &mut out);
+        assert_eq!(causes(&s), [0, 1, 0, 0]);
     }
 
     #[test]
