@@ -91,6 +91,18 @@ def _rate_band(ours: float, ref: float) -> Tuple[float, str]:
     return 0.25 * abs(ref), "±25% rel"
 
 
+#: Timeouts per flow per second: this absolute band when it is wider than 25 % of ns-3's mean (one timeout
+#: per flow in 500 s; below it a run has a few timeouts and their seed-to-seed noise decides nothing).
+TIMEOUT_RATE_FLOOR = 0.002
+
+
+def _timeout_band(ours: float, ref: float) -> Tuple[float, str]:
+    """Timeouts per flow per second: 25 % of ns-3's, or :data:`TIMEOUT_RATE_FLOOR` if that is larger."""
+    if 0.25 * abs(ref) < TIMEOUT_RATE_FLOOR:
+        return TIMEOUT_RATE_FLOOR, f"±{TIMEOUT_RATE_FLOOR:g} abs (floor)"
+    return 0.25 * abs(ref), "±25% rel"
+
+
 #: metric -> band; metrics with None are shown without a verdict. Relative bands are relative to the
 #: ns-3 mean.
 TOLERANCES: Dict[str, Band | None] = {
@@ -100,6 +112,7 @@ TOLERANCES: Dict[str, Band | None] = {
     "queue_mean_pkts": _rel_band(0.15),
     "jain_index": _abs_band(0.03),
     "goodput_share": _abs_band(0.03),
+    "timeouts_per_flow_s": _timeout_band,
     "rtt_exponent": _abs_band(0.1),
     "rtt_exponent_narrow": None,  # RTTs spread by less than RTT_SPREAD_VERDICT: shown, no verdict
     "queue_p99_pkts": None,
@@ -178,7 +191,8 @@ def compare_summaries(ours: Dict[str, Any], ref: Dict[str, Any], *, ecn: bool = 
     """Rows for every compared summary metric; the mark rate only when the scenario marks (``ecn``)."""
     rows = []
     for metric in TOLERANCES:
-        if metric in ("goodput_share", "rtt_exponent", "rtt_exponent_narrow") or (metric == "mark_rate"
+        if metric in ("goodput_share", "rtt_exponent", "rtt_exponent_narrow", "timeouts_per_flow_s") or (
+                metric == "mark_rate"
                                                                                   and not ecn):
             continue
         if metric not in ours or metric not in ref:
@@ -349,10 +363,21 @@ def rtt_spread(cfg: Dict[str, Any] | None) -> float:
     return max(rtts) / min(rtts) if rtts and min(rtts) > 0 else 1.0
 
 
+def timeouts_per_flow_s(summary: Dict[str, Any] | None, cfg: Dict[str, Any] | None) -> float | None:
+    """Retransmission timeouts inside the measurement window per flow per second (``window_timeouts`` of
+    either simulator's summary, over the configuration's flows and window); None when unknown."""
+    if not summary or not cfg or summary.get("window_timeouts") is None:
+        return None
+    flow_seconds = int(cfg["flows_total"]) * (float(cfg["duration_s"]) - float(cfg["warmup_s"]))
+    return float(summary["window_timeouts"]) / flow_seconds if flow_seconds > 0 else None
+
+
 def run_rows(comp: Comparison) -> List[Row]:
-    """The rows of one run of each simulator: :func:`compare_network`, then the RTT-unfairness exponent
-    when the scenario's RTTs spread by :data:`RTT_SPREAD_MIN` or more."""
+    """The rows of one run of each simulator: :func:`compare_network`, the timeouts per flow per second,
+    then the RTT-unfairness exponent when the scenario's RTTs spread by :data:`RTT_SPREAD_MIN` or more."""
     rows = compare_network(comp.engine or {}, comp.ns3 or {}, marking=marking_links(comp.config or {}))
+    rows.append(check("timeouts_per_flow_s", timeouts_per_flow_s(comp.engine, comp.config),
+                      timeouts_per_flow_s(comp.ns3, comp.config)))
     spread = rtt_spread(comp.config)
     if spread >= RTT_SPREAD_MIN:
         key = "rtt_exponent" if spread >= RTT_SPREAD_VERDICT * (1 - 1e-9) else "rtt_exponent_narrow"

@@ -76,6 +76,8 @@ RED_DISCIPLINES = ("red", "ared")
 ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000, "fq-codel": 10240}
 #: The engine's congestion controllers ns-3 3.44 has, as its socket types.
 NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
+#: The causes a timeout is classified by, in both simulators (the engine's `TimeoutCause`).
+TIMEOUT_CAUSES = ("lost_retransmission", "during_recovery", "insufficient_dupacks", "other")
 #: CUBIC's choices where ns-3 3.44's `TcpCubic` departs from RFC 9438 (docs/scenario.md, `cubic`).
 NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt",
                      "growth": "whole-segments"}
@@ -735,6 +737,7 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
 
 _MONITOR_CPP = r"""
 #include <unordered_map>
+#include <set>
 #include <vector>
 #include <list>
 #include <cstring>
@@ -851,17 +854,46 @@ class Sender : public Application {
   Ptr<Socket> socket;
   bool connected = false;
   Ptr<Packet> unsent;
-  // Over the whole run: entries into loss recovery after a timeout (CA_LOSS) and into fast recovery
-  // (CA_RECOVERY), and retransmitted segments.
+  // Over the whole run: retransmission timeouts (each expiry with data outstanding), entries into fast
+  // recovery (CA_RECOVERY), and retransmitted segments.
   uint64_t timeouts = 0, fast_recoveries = 0, retransmits = 0;
+  // Timeouts inside the measurement window (from warm_ns on) by cause, as the engine's
+  // `timeouts_by_cause`: the first unacknowledged segment had been retransmitted (lost retransmission);
+  // else the state the timer fired in: fast recovery, open/disorder/CWR (too few duplicate ACKs), loss.
+  int64_t warm_ns = 0;
+  uint64_t window_lost_retransmission = 0, window_during_recovery = 0, window_insufficient_dupacks = 0,
+           window_other = 0;
 
  private:
+  TcpSocketState::TcpCongState_t state = TcpSocketState::CA_OPEN;
+  uint32_t una = 0;
+  std::set<uint32_t> resent;  // sequence numbers at or above SND.UNA that have been retransmitted
   void CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
-    if (now == TcpSocketState::CA_LOSS) timeouts++;
-    else if (now == TcpSocketState::CA_RECOVERY) fast_recoveries++;
+    state = now;
+    if (now == TcpSocketState::CA_RECOVERY) fast_recoveries++;
   }
-  void Retransmitted(Ptr<const Packet>, const TcpHeader&, const Address&, const Address&,
-                     Ptr<const TcpSocketBase>) { retransmits++; }
+  void Retransmitted(Ptr<const Packet>, const TcpHeader& h, const Address&, const Address&,
+                     Ptr<const TcpSocketBase>) {
+    retransmits++;
+    resent.insert(h.GetSequenceNumber().GetValue());
+  }
+  void Acked(SequenceNumber32, SequenceNumber32 now) {
+    una = now.GetValue();
+    resent.erase(resent.begin(), resent.lower_bound(una));
+  }
+  // ReTxTimeout is the only place that doubles the RTO (RFC 6298 5.5, capped at 60 s); a new RTT
+  // estimate recomputes it from scratch, the SYN's backoff happens before the connection opens.
+  void Rto(Time before, Time now) {
+    if (!connected) return;
+    bool doubled = now == before + before || (now == Seconds(60) && before + before > now);
+    if (!doubled) return;
+    timeouts++;
+    if (Simulator::Now().GetNanoSeconds() < warm_ns) return;
+    if (resent.count(una)) window_lost_retransmission++;
+    else if (state == TcpSocketState::CA_RECOVERY) window_during_recovery++;
+    else if (state == TcpSocketState::CA_LOSS) window_other++;
+    else window_insufficient_dupacks++;
+  }
   void StartApplication() override {
     if (!socket) {
       socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
@@ -874,6 +906,8 @@ class Sender : public Application {
       socket->SetSendCallback(MakeCallback(&Sender::DataSend, this));
       socket->TraceConnectWithoutContext("CongState", MakeCallback(&Sender::CongState, this));
       socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&Sender::Retransmitted, this));
+      socket->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&Sender::Acked, this));
+      socket->TraceConnectWithoutContext("RTO", MakeCallback(&Sender::Rto, this));
     }
     if (connected) SendData();
   }
@@ -967,6 +1001,7 @@ Ptr<Sink> AddSink(Ptr<Node> node, uint16_t port) {
   return app;
 }
 void SetAttr(Attributes& attrs, std::string name, std::string value) { attrs.emplace_back(name, value); }
+void SetWarmup(Ptr<Sender> s, int64_t warm_ns) { s->warm_ns = warm_ns; }
 
 struct Snapshot {
   std::vector<Ptr<Sink>> sinks;
@@ -1287,6 +1322,7 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
                                fl["ns3_app_start_s"][j])
             for name, value in attrs["sender"].items():
                 bl.SetAttr(src.attrs, name, value)
+            bl.SetWarmup(src, int(round((cfg["t0_s"] + cfg["warmup_s"]) * 1_000_000_000)))
             sender_apps.append(src)
             sink_apps.append(sink)
 
@@ -1356,12 +1392,15 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
             i = fl["first"] + j
             flows.append({"flow": i, "group": g, "rtt_s": fl["rtt_s"][j], "start_s": fl["start_s"][j],
                           "goodput_bps": goodputs[i], **_sender_counts(sender_apps[i:i + 1])})
+    all_counts = _sender_counts(sender_apps)
     result: Dict[str, Any] = {
         "name": cfg["name"],
         "simulator": "ns-3 3.44",
         **{k: v for k, v in first.items() if k not in ("name", "rate_bps", "delay_s")},
         "goodput_bps": float(sum(goodputs)),
         "jain_index": _jain(goodputs),
+        "window_timeouts": all_counts["window_timeouts"],
+        **{f"window_timeouts_{c}": n for c, n in all_counts["timeouts_by_cause"].items()},
         "wall_s": wall,
         "cpu_s": cpu,
         "setup_s": setup_s,
@@ -1384,11 +1423,15 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
     return result
 
 
-def _sender_counts(apps: Sequence[Any]) -> Dict[str, int]:
-    """Whole-run sender counters: timeouts (entries into CA_LOSS), fast recoveries, retransmissions."""
+def _sender_counts(apps: Sequence[Any]) -> Dict[str, Any]:
+    """Whole-run sender counters (timeouts: every expiry of the retransmission timer with data outstanding;
+    entries into fast recovery; retransmissions) and the measurement window's timeouts by cause."""
+    causes = {cause: sum(int(getattr(a, f"window_{cause}")) for a in apps) for cause in TIMEOUT_CAUSES}
     return {"timeouts": sum(int(a.timeouts) for a in apps),
             "fast_recoveries": sum(int(a.fast_recoveries) for a in apps),
-            "retransmits": sum(int(a.retransmits) for a in apps)}
+            "retransmits": sum(int(a.retransmits) for a in apps),
+            "window_timeouts": sum(causes.values()),
+            "timeouts_by_cause": causes}
 
 
 def _port_result(link: Dict[str, Any], mon: Any, window: float) -> Dict[str, Any]:
