@@ -73,6 +73,8 @@ struct Flow {
     /// Uncongested ACKs: from the receiver to the sender. Queued ACKs: from the end of serialization at
     /// the last ACK port to the sender.
     ack_delay: Time,
+    /// When its last ACK reached the sender (ACKs stay in order when their SACK options differ in size).
+    last_ack_at: Time,
     ack_path: Option<Box<AckPath>>,
     /// The sender's timers (RTO, pacing) as one event source.
     wake: Timer,
@@ -460,6 +462,7 @@ impl Simulation {
             rx_shift: self.ports[last].delay,
             first_port: grp.route[0] as u32,
             ack_delay,
+            last_ack_at: 0,
             ack_path: (!grp.ack_route.is_empty()).then(Box::default),
             wake: Timer::default(),
             stats: FlowStats::default(),
@@ -581,9 +584,12 @@ impl Simulation {
     /// The receiver sends `ack` at its time `at`.
     #[inline(always)]
     fn send_ack(&mut self, f: usize, ack: Ack, at: Time) {
+        let options = ack.sack_option_bytes();
+        let extra = if options == 0 { 0 } else { self.ack_option_delay(f, options, true) };
         let flow = &mut self.flows[f];
         let Some(path) = flow.ack_path.as_mut() else {
-            let arrival = at + flow.ack_delay;
+            let arrival = (at + flow.ack_delay + extra).max(flow.last_ack_at);
+            flow.last_ack_at = arrival;
             if self.tracer.as_ref().is_some_and(|t| t.pcap.is_some()) {
                 self.capture_returning_ack(f, &ack, at);
             }
@@ -591,7 +597,7 @@ impl Simulation {
         };
         path.serial = path.serial.wrapping_add(1);
         path.pending.push_back((path.serial, ack));
-        let size = self.cfg.groups[flow.group as usize].ack_size;
+        let size = self.cfg.groups[flow.group as usize].ack_size + options;
         let hops = self.cfg.groups[flow.group as usize].ack_route.len() as u8;
         let pkt = Packet {
             flow: f as u32,
@@ -608,6 +614,19 @@ impl Simulation {
         if path.pipe.push(at, pkt) {
             self.events.schedule(at, Event::AckArrive(f as u32));
         }
+    }
+
+    /// How much longer an ACK `options` bytes larger takes to serialize on the links it crosses after
+    /// leaving the receiver: the data route's links in reverse when `unqueued` (no ACK route), and the access
+    /// link (a queued ACK route serializes the ACK's whole size at its own ports).
+    fn ack_option_delay(&self, f: usize, options: u32, unqueued: bool) -> Time {
+        let flow = &self.flows[f];
+        let grp = &self.cfg.groups[flow.group as usize];
+        let longer =
+            |rate: f64| serialization(grp.ack_size + options, rate) - serialization(grp.ack_size, rate);
+        let on_links: Time =
+            if unqueued { grp.route.iter().map(|&p| longer(self.ports[p].rate)).sum() } else { 0 };
+        on_links + longer(flow.access_rate)
     }
 
     /// The sender handles `ack` at its arrival time `at`, on its own clock.
@@ -788,6 +807,11 @@ impl Simulation {
                     }
                 }
                 if let Some(ack) = ack {
+                    let options = ack.sack_option_bytes();
+                    let extra = if options == 0 { 0 } else { self.ack_option_delay(f, options, false) };
+                    let flow = &mut self.flows[f];
+                    let arrival = (arrival + extra).max(flow.last_ack_at);
+                    flow.last_ack_at = arrival;
                     self.sender_ack(f, ack, arrival);
                 }
                 self.maybe_free(f);

@@ -1,6 +1,6 @@
 //! The TCP receiver: cumulative ACKs, SACK blocks, delayed ACKs and ECN-Echo.
 //!
-//! - SACK (RFC 2018 §4): up to three blocks; the first holds the segment that triggered the ACK, the
+//! - SACK (RFC 2018 §4): up to `MAX_SACK_BLOCKS` (four) blocks; the first holds the segment that triggered the ACK, the
 //!   others are the most recently changed of the remaining blocks.
 //! - Delayed ACK (RFC 5681 §4.2, RFC 1122): an ACK for at least every second segment, or when the
 //!   delayed-ACK timer expires; an immediate ACK for out-of-order segments and for segments that fill a hole.
