@@ -55,9 +55,10 @@ def register(subparsers: Any) -> None:
                    f"{FEW_FLOWS_REPLICATIONS} below {MANY_FLOWS} flows, where phase effects make single runs "
                    f"noisy, {GROUPS_REPLICATIONS} there with several flow groups, "
                    f"{MANY_FLOWS_REPLICATIONS} from {MANY_FLOWS} flows on)")
-    p.add_argument("--max-replications", type=int, default=None, metavar="N",
+    p.add_argument("--max-replications", action="append", default=None, metavar="[NAME=]N",
                    help="cap on seeds per scenario while a verdict is inconclusive (default: "
-                   f"{compare.CAP_FACTOR} times the initial count)")
+                   f"{compare.CAP_FACTOR} times the initial count); NAME=N sets it for the scenarios whose "
+                   "name starts with NAME (repeatable), e.g. --max-replications v04=300")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
                    help="start no further batch of seeds once a scenario has run this long (default: none; "
                    "verdicts then no longer depend on the seeds alone)")
@@ -104,6 +105,33 @@ def flow_count(scenario: Dict[str, Any]) -> Tuple[int, int]:
     return sum(len(g["flows"]) for g in groups), len(groups)
 
 
+def replication_caps(values: List[str] | None) -> Tuple[int | None, Dict[str, int]]:
+    """``--max-replications`` values: the cap for every scenario (None: the default) and caps by name
+    prefix; each checked."""
+    default: int | None = None
+    by_name: Dict[str, int] = {}
+    for value in values or ():
+        name, sep, number = str(value).rpartition("=")
+        try:
+            cap = int(number)
+        except ValueError:
+            raise BufferLabError(f"--max-replications: expected N or NAME=N, got {value!r}") from None
+        compare.replication_cap(1, cap)  # validates it
+        if not sep:
+            default = cap
+        elif not name:
+            raise BufferLabError(f"--max-replications: empty scenario name in {value!r}")
+        else:
+            by_name[name] = cap
+    return default, by_name
+
+
+def cap_for(name: str, default: int | None, by_name: Dict[str, int]) -> int | None:
+    """The cap of scenario ``name``: the longest matching name prefix's, else the default."""
+    matches = [prefix for prefix in by_name if name.startswith(prefix)]
+    return by_name[max(matches, key=len)] if matches else default
+
+
 def replications_for(flows: int, requested: int | None, groups: int = 1) -> int:
     """The number of seeds to run: as requested, else by the scenario's flow count (all groups) and groups."""
     if requested is not None:
@@ -117,9 +145,8 @@ def replications_for(flows: int, requested: int | None, groups: int = 1) -> int:
 
 def handler(args: argparse.Namespace) -> int:
     paths = scenario_paths(args.scenarios, args.quick)
-    max_reps, budget = getattr(args, "max_replications", None), getattr(args, "time_budget", None)
-    if max_reps is not None:
-        compare.replication_cap(1, max_reps)  # validates it
+    budget = getattr(args, "time_budget", None)
+    replication_caps(getattr(args, "max_replications", None))  # checked before any work
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise BufferLabError(f"--time-budget must be a positive number of seconds (got {budget})")
     jobs = check_jobs(getattr(args, "jobs", 1))
@@ -159,7 +186,8 @@ def handler(args: argparse.Namespace) -> int:
 def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argparse.Namespace, out: Path,
                  ns3_pool: Ns3Pool | None, cache: Ns3RunCache) -> List[compare.Comparison] | None:
     """Every scenario compared, its results and figures written as it finishes; None without ns-3."""
-    max_reps, budget = getattr(args, "max_replications", None), getattr(args, "time_budget", None)
+    default_cap, caps = replication_caps(getattr(args, "max_replications", None))
+    budget = getattr(args, "time_budget", None)
     comps: List[compare.Comparison] = []
     for path, sc in zip(paths, scenarios):
         print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
@@ -167,7 +195,8 @@ def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argpa
         bar = RunBar(sc["name"], unit="seed")
         try:
             comp = compare.compare_replicated(
-                sc, replications_for(flows, args.replications, groups), max_replications=max_reps,
+                sc, replications_for(flows, args.replications, groups),
+                max_replications=cap_for(sc["name"], default_cap, caps),
                 time_budget_s=budget, ns3_only=args.ns3_only, isolate=args.isolate, pool=ns3_pool,
                 cache=cache, progress=bar,
                 log=lambda msg, name=sc["name"]: print(f"[validate] {name}: {msg}", file=sys.stderr,
