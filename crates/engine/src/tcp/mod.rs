@@ -75,8 +75,8 @@ pub enum Recovery {
     /// and retransmits nothing. A further loss of the same window waits for a new fast retransmit (three
     /// more duplicate ACKs, another halving; allowed at once after a Reno recovery, as ns-2's
     /// `dupack_action` does when the last reduction was a fast retransmit) or for the timeout. SACK
-    /// blocks are ignored (ns-2's Reno has none): with `tcp.sack = true` the receiver still sends them,
-    /// but the sender detects and recovers losses exactly as with `sack = false`.
+    /// is not used (ns-2's Reno has none): with `tcp.sack = true` the connection does not negotiate it
+    /// (RFC 2018 §2), so the receiver sends no blocks and the run is the one with `sack = false`.
     Reno,
 }
 
@@ -167,6 +167,15 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Time,
     /// How the sender spaces its packets when its controller does not pace (see [`Pacing`]).
     pub pacing: Pacing,
+}
+
+impl TcpConfig {
+    /// Whether the connection uses SACK: `tcp.sack`, except under classic Reno recovery, which has none
+    /// (ns-2's `Agent/TCP/Reno`): it is not negotiated, the receiver sends no blocks.
+    #[inline(always)]
+    pub fn sack_in_use(&self) -> bool {
+        self.sack && self.recovery == Recovery::NewReno
+    }
 }
 
 /// `tcp.pacing`: the gap a sender keeps between transmissions when its controller sets none. Both paced

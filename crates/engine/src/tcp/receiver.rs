@@ -123,7 +123,7 @@ impl Receiver {
         if cfg.ecn_response == EcnResponse::PerSignal {
             self.ece = false;
         }
-        if cfg.sack && !self.blocks.is_empty() {
+        if cfg.sack_in_use() && !self.blocks.is_empty() {
             let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
             let mut n = 0;
             if let Some(i) = first_block {

@@ -194,11 +194,10 @@ pub struct Sender<C = AnyCc> {
     pub stats: SenderStats,
 }
 
-/// Whether the sender uses SACK information: `tcp.sack`, except under classic Reno recovery, which has
-/// none (ns-2's `Agent/TCP/Reno`): its receiver's SACK blocks are ignored.
+/// Whether the sender uses SACK information ([`TcpConfig::sack_in_use`]).
 #[inline(always)]
 fn uses_sack(cfg: &TcpConfig) -> bool {
-    cfg.sack && cfg.recovery == Recovery::NewReno
+    cfg.sack_in_use()
 }
 
 /// The hooks' view of a sender (built from its fields, so the controller can be borrowed mutably beside it).
