@@ -310,3 +310,16 @@ def test_matrix_covers_the_buffer_sizing_regimes():
     assert {0.2, 1.0} <= set().union(*(s["min_rto"] for s in tiny))
     assert {576, 1500} <= set().union(*(s["sizes"] for s in seen))
     assert any(s["slow_access"] and s["buffer_bdp"] < 0.05 for s in seen)
+
+
+def test_replication_caps_by_scenario_name() -> None:
+    default, caps = cli.replication_caps(["30", "v04=300", "v1=20", "v14=120"])
+    assert default == 30 and caps == {"v04": 300, "v1": 20, "v14": 120}
+    assert cli.cap_for("v04-10flows", default, caps) == 300
+    assert cli.cap_for("v14-parking-lot", default, caps) == 120  # the longest prefix wins
+    assert cli.cap_for("v17-codel", default, caps) == 20
+    assert cli.cap_for("v21-cubic", default, caps) == 30
+    assert cli.replication_caps(None) == (None, {}) and cli.replication_caps(12) == (12, {})
+    for bad in (["x"], ["v04="], ["=5"], ["0"], ["v04=0"]):
+        with pytest.raises(BufferLabError, match="max-replications"):
+            cli.replication_caps(bad)

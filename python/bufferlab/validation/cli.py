@@ -105,12 +105,12 @@ def flow_count(scenario: Dict[str, Any]) -> Tuple[int, int]:
     return sum(len(g["flows"]) for g in groups), len(groups)
 
 
-def replication_caps(values: List[str] | None) -> Tuple[int | None, Dict[str, int]]:
-    """``--max-replications`` values: the cap for every scenario (None: the default) and caps by name
-    prefix; each checked."""
+def replication_caps(values: List[str] | int | None) -> Tuple[int | None, Dict[str, int]]:
+    """``--max-replications`` values (or one number): the cap for every scenario (None: the default) and
+    caps by name prefix; each checked."""
     default: int | None = None
     by_name: Dict[str, int] = {}
-    for value in values or ():
+    for value in [values] if isinstance(values, int) else values or ():
         name, sep, number = str(value).rpartition("=")
         try:
             cap = int(number)

@@ -376,8 +376,9 @@ def run_rows(comp: Comparison) -> List[Row]:
     """The rows of one run of each simulator: :func:`compare_network`, the timeouts per flow per second,
     then the RTT-unfairness exponent when the scenario's RTTs spread by :data:`RTT_SPREAD_MIN` or more."""
     rows = compare_network(comp.engine or {}, comp.ns3 or {}, marking=marking_links(comp.config or {}))
-    rows.append(check("timeouts_per_flow_s", timeouts_per_flow_s(comp.engine, comp.config),
-                      timeouts_per_flow_s(comp.ns3, comp.config)))
+    timeouts = (timeouts_per_flow_s(comp.engine, comp.config), timeouts_per_flow_s(comp.ns3, comp.config))
+    if timeouts != (None, None):  # one side alone fails the row
+        rows.append(check("timeouts_per_flow_s", *timeouts))
     spread = rtt_spread(comp.config)
     if spread >= RTT_SPREAD_MIN:
         key = "rtt_exponent" if spread >= RTT_SPREAD_VERDICT * (1 - 1e-9) else "rtt_exponent_narrow"
