@@ -29,7 +29,7 @@ fn lost_syns_are_resent_after_the_initial_rto_without_a_congestion_signal() {
         format!(
             r#""duration": "{duration}", "warmup": "0s",
             "bottleneck": {{"rate": "10Mbps", "delay": "10ms", "queue": {{"discipline": "droptail", "limit": 2}}}},
-            "flows": {{"count": 20, "rtt": "50ms", "access_rate": "100Mbps"}}"#
+            "flows": {{"count": 20, "rtt": "50ms", "access_rate": "100Mbps", "start": "0s"}}"#
         )
     };
     let early = run(&body("0.9s"), true);

@@ -17,6 +17,11 @@ use serde::de::{self, IntoDeserializer};
 use serde::Deserialize;
 use serde_json::Value;
 
+/// Without `start`, flows start at times drawn uniformly from [0, this], shortened to a tenth of the
+/// duration and to half the earliest stop, so that the seed changes the run: flows that all start at 0
+/// on equal paths, with nothing else drawn, give the same run for every seed (`start = "0s"` asks for it).
+pub const DEFAULT_START_SPREAD_S: f64 = 1.0;
+
 /// Most TCP flows of a scenario started at fixed times (all groups together).
 pub const MAX_FLOWS: u64 = 1_000_000;
 
@@ -647,10 +652,13 @@ pub(crate) fn resolve_groups(
             let rates =
                 t.access_rate.expand(&field("access_rate"), n, &mut st(stream::ACCESS_RATE), valid_rate)?;
             let valid_start = |f: &str, v: f64| finite_range(f, v, 0.0, s.duration.0, "in [0, duration]");
-            let starts = match &t.start {
-                Some(x) => x.expand(&field("start"), n, &mut st(stream::START), valid_start)?,
-                None => vec![0.0; n],
+            let default_start = || {
+                let earliest_stop = t.stop.as_ref().map_or(f64::INFINITY, |x| x.range().0);
+                let spread = DEFAULT_START_SPREAD_S.min(s.duration.0 / 10.0).min(earliest_stop / 2.0);
+                PerFlow::Uniform(Uniform { uniform: (Seconds(0.0), Seconds(spread)) })
             };
+            let start = t.start.clone().unwrap_or_else(default_start);
+            let starts = start.expand(&field("start"), n, &mut st(stream::START), valid_start)?;
             let valid_stop = |f: &str, v: f64| check(f, !v.is_nan() && v > 0.0, "> 0 s", v);
             let stops = match &t.stop {
                 Some(x) => x.expand(&field("stop"), n, &mut st(stream::STOP), valid_stop)?,
