@@ -19,7 +19,7 @@ fn scenario(queue: &str, user1: (f64, &str), rtt1: &str) -> String {
         r#"{{"seed": 1, "duration": "300s", "warmup": "20s",
             "bottleneck": {{"rate": "1500kbps", "delay": "10ms", "queue": {queue}}},
             "tcp": {{"packet_size": "576B", "initial_window": 1}},
-            "flows": [{{"name": "user1", "count": 1, "rtt": "{rtt1}", "access_rate": "10Mbps",
+            "flows": [{{"name": "user1", "count": 1, "rtt": "{rtt1}", "access_rate": "10Mbps", "start": "0s",
                         "tcp": {{"congestion_control": {c1}}}}},
                       {{"name": "user2", "count": 1, "rtt": "40ms", "access_rate": "10Mbps", "start": "0.1s",
                         "tcp": {{"congestion_control": {c2}}}}}]}}"#,
