@@ -130,7 +130,9 @@ impl EventQueue {
                 self.put(t, e);
             }
             self.buckets[b] = items; // keep the allocation
-            self.arrivals_first();
+            if self.buckets[0].len() > 1 {
+                self.arrivals_first();
+            }
         }
         let (time, event) = self.buckets[0][self.taken];
         if time > until {

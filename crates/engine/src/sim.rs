@@ -26,7 +26,7 @@
 use crate::events::{Event, EventQueue};
 use crate::monitor::{jain_index, FctStats, FlowStats};
 use crate::network::{Pipe, Port};
-use crate::packet::{Ack, Kind, Packet};
+use crate::packet::{Ack, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::queue::{QueueDisc, QueueEffects};
 use crate::results::{
     FctRecordResult, FctResult, FlowResult, GroupResult, PortResult, Results, Series, Summary, UdpResult,
@@ -75,6 +75,10 @@ struct Flow {
     ack_delay: Time,
     /// When its last ACK reached the sender (ACKs stay in order when their SACK options differ in size).
     last_ack_at: Time,
+    /// How much longer an ACK with 1, 2, ... SACK blocks takes than a bare one on the links it crosses
+    /// unqueued after leaving the receiver (the route's links reversed without an ACK route, and the access
+    /// link); a queued ACK route serializes the ACK's whole size at its own ports.
+    ack_option_delay: [Time; MAX_SACK_BLOCKS],
     ack_path: Option<Box<AckPath>>,
     /// The sender's timers (RTO, pacing) as one event source.
     wake: Timer,
@@ -124,6 +128,15 @@ pub struct GroupConservation {
 }
 
 impl Flow {
+    /// What `ack`'s SACK option adds to its trip back (see `ack_option_delay`).
+    #[inline(always)]
+    fn extra_ack_delay(&self, ack: &Ack) -> Time {
+        match ack.sack_len {
+            0 => 0,
+            k => self.ack_option_delay[k as usize - 1],
+        }
+    }
+
     /// Put the packets the sender emitted at its time `at` on the access link (each pipe head gets an
     /// event), and keep the sender's timer scheduled.
     #[inline(always)]
@@ -393,24 +406,7 @@ impl Simulation {
             }
             Event::UdpSend(i) => self.udp_send(i as usize),
             Event::Sample => self.sample(),
-            Event::WarmupEnd => {
-                self.measuring = true;
-                self.sender_at_warmup = self.sender_totals();
-                for port in &mut self.ports {
-                    let held = port.held();
-                    port.stats.begin(self.now, held);
-                    port.stats.queue_changed(self.now, port.queue.len());
-                }
-                for f in &mut self.flows {
-                    f.stats = FlowStats::default();
-                }
-                for g in &mut self.groups {
-                    g.retired = FlowStats::default();
-                }
-                for u in &mut self.udp {
-                    (u.delivered, u.drops) = (0, 0);
-                }
-            }
+            Event::WarmupEnd => self.warmup_end(),
         }
     }
 
@@ -447,6 +443,17 @@ impl Simulation {
         } else {
             self.ports[*grp.ack_route.last().expect("non-empty")].delay + fc.access_delay + ack_on_access
         };
+        let ack_option_delay = std::array::from_fn(|k| {
+            let options = Ack { sack_len: k as u8 + 1, ..Ack::default() }.sack_option_bytes();
+            let longer =
+                |rate: f64| serialization(grp.ack_size + options, rate) - serialization(grp.ack_size, rate);
+            let on_links: Time = if grp.ack_route.is_empty() {
+                grp.route.iter().map(|&p| longer(self.ports[p].rate)).sum()
+            } else {
+                0
+            };
+            on_links + longer(fc.access_rate)
+        });
         let flow = Flow {
             group: g as u32,
             sender,
@@ -463,6 +470,7 @@ impl Simulation {
             first_port: grp.route[0] as u32,
             ack_delay,
             last_ack_at: 0,
+            ack_option_delay,
             ack_path: (!grp.ack_route.is_empty()).then(Box::default),
             wake: Timer::default(),
             stats: FlowStats::default(),
@@ -585,8 +593,8 @@ impl Simulation {
     #[inline(always)]
     fn send_ack(&mut self, f: usize, ack: Ack, at: Time) {
         let options = ack.sack_option_bytes();
-        let extra = if options == 0 { 0 } else { self.ack_option_delay(f, options, true) };
         let flow = &mut self.flows[f];
+        let extra = flow.extra_ack_delay(&ack);
         let Some(path) = flow.ack_path.as_mut() else {
             let arrival = (at + flow.ack_delay + extra).max(flow.last_ack_at);
             flow.last_ack_at = arrival;
@@ -614,19 +622,6 @@ impl Simulation {
         if path.pipe.push(at, pkt) {
             self.events.schedule(at, Event::AckArrive(f as u32));
         }
-    }
-
-    /// How much longer an ACK `options` bytes larger takes to serialize on the links it crosses after
-    /// leaving the receiver: the data route's links in reverse when `unqueued` (no ACK route), and the access
-    /// link (a queued ACK route serializes the ACK's whole size at its own ports).
-    fn ack_option_delay(&self, f: usize, options: u32, unqueued: bool) -> Time {
-        let flow = &self.flows[f];
-        let grp = &self.cfg.groups[flow.group as usize];
-        let longer =
-            |rate: f64| serialization(grp.ack_size + options, rate) - serialization(grp.ack_size, rate);
-        let on_links: Time =
-            if unqueued { grp.route.iter().map(|&p| longer(self.ports[p].rate)).sum() } else { 0 };
-        on_links + longer(flow.access_rate)
     }
 
     /// The sender handles `ack` at its arrival time `at`, on its own clock.
@@ -807,10 +802,8 @@ impl Simulation {
                     }
                 }
                 if let Some(ack) = ack {
-                    let options = ack.sack_option_bytes();
-                    let extra = if options == 0 { 0 } else { self.ack_option_delay(f, options, false) };
                     let flow = &mut self.flows[f];
-                    let arrival = (arrival + extra).max(flow.last_ack_at);
+                    let arrival = (arrival + flow.extra_ack_delay(&ack)).max(flow.last_ack_at);
                     flow.last_ack_at = arrival;
                     self.sender_ack(f, ack, arrival);
                 }
@@ -1337,6 +1330,28 @@ impl Simulation {
                 }
             })
             .collect()
+    }
+
+    /// The warm-up ends: statistics start (once per run, out of the event loop's way).
+    #[cold]
+    #[inline(never)]
+    fn warmup_end(&mut self) {
+        self.measuring = true;
+        self.sender_at_warmup = self.sender_totals();
+        for port in &mut self.ports {
+            let held = port.held();
+            port.stats.begin(self.now, held);
+            port.stats.queue_changed(self.now, port.queue.len());
+        }
+        for f in &mut self.flows {
+            f.stats = FlowStats::default();
+        }
+        for g in &mut self.groups {
+            g.retired = FlowStats::default();
+        }
+        for u in &mut self.udp {
+            (u.delivered, u.drops) = (0, 0);
+        }
     }
 
     /// Every sender's counters, finished flows included.

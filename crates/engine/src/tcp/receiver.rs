@@ -125,21 +125,26 @@ impl Receiver {
         }
         if cfg.sack_in_use() && !self.blocks.is_empty() {
             let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
-            let mut n = 0;
+            let first = usize::from(first_block.is_some());
             if let Some(i) = first_block {
                 chosen[0] = i;
-                n = 1;
             }
-            while n < MAX_SACK_BLOCKS {
-                let next = (0..self.blocks.len())
-                    .filter(|i| !chosen[..n].contains(i))
-                    .max_by_key(|&i| self.blocks[i].changed);
-                match next {
-                    Some(i) => {
-                        chosen[n] = i;
-                        n += 1;
-                    }
-                    None => break,
+            // The others by most recent change, in one pass: insertion into the (short) ranked tail.
+            let mut n = first;
+            for i in 0..self.blocks.len() {
+                if Some(i) == first_block {
+                    continue;
+                }
+                let changed = self.blocks[i].changed;
+                let mut at = n;
+                while at > first && self.blocks[chosen[at - 1]].changed < changed {
+                    at -= 1;
+                }
+                if at < MAX_SACK_BLOCKS {
+                    let end = n.min(MAX_SACK_BLOCKS - 1);
+                    chosen.copy_within(at..end, at + 1);
+                    chosen[at] = i;
+                    n = (n + 1).min(MAX_SACK_BLOCKS);
                 }
             }
             for (k, &i) in chosen[..n].iter().enumerate() {
