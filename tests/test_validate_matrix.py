@@ -36,5 +36,6 @@ def test_each_report_has_a_directory_of_its_own() -> None:
 def test_the_status_is_written_after_the_reports() -> None:
     lines = (ROOT / "scripts" / "validate_matrix.sh").read_text().splitlines()
     last_run = max(i for i, line in enumerate(lines) if line.startswith("run "))
-    status = [i for i, line in enumerate(lines) if "validation_status.py" in line and not line.startswith("#")]
+    status = [i for i, line in enumerate(lines)
+              if "validation_status.py" in line and not line.startswith("#")]
     assert status and status[0] > last_run

@@ -56,15 +56,25 @@ def status_sentence(root: Path) -> str:
     return f"{n} scenarios against ns-3: " + ", ".join(parts)
 
 
+def generated_on(report: Path) -> str:
+    """The date a report was generated (its ``Generated YYYY-MM-DD`` line), or ``?``."""
+    if report.exists():
+        for line in report.read_text().splitlines()[:5]:
+            if line.startswith("Generated "):
+                return line.split()[1]
+    return "?"
+
+
 def status_table(root: Path) -> str:
-    """A Markdown table: each report, its scenarios with verdict and seeds, and its tally."""
-    lines = ["| report | scenarios (verdict, seeds per simulator) | pass | fail | undecided |",
-             "|---|---|---|---|---|"]
+    """A Markdown table: each report, when it was run, its scenarios with verdict and seeds, its tally."""
+    lines = ["| report | run on | scenarios (verdict, seeds per simulator) | pass | fail | undecided |",
+             "|---|---|---|---|---|---|"]
     for name, records in reports(root):
         t = tally(records)
         link = "report.md" if name == "." else f"{name}/report.md"
         cells = ", ".join(f"{r['name'].split('-')[0]} {r['verdict']} ({r['replications']})" for r in records)
-        lines.append(f"| [{name}]({link}) | {cells} | {t['pass']} | {t['fail']} | {t['inconclusive']} |")
+        counts = f"{t['pass']} | {t['fail']} | {t['inconclusive']}"
+        lines.append(f"| [{name}]({link}) | {generated_on(root / link)} | {cells} | {counts} |")
     return "\n".join(lines)
 
 
