@@ -20,6 +20,6 @@ run $S/v1[7-9]*.toml $S/v2[0-5]*.toml --max-replications v18=30 --max-replicatio
 run $S/v2[678]*.toml $S/v3[2-5]*.toml --out $V/sizing
 run $S/v31*.toml $S/v29*.toml $S/v30*.toml --max-replications v29=60 --out $V/sizing-flows
 run $S/v36*.toml --out $V/phase
-run $S/v3[7-9]*.toml $S/v4[0-4]*.toml --max-replications 60 --out $V/tiny
+run $S/v3[7-9]*.toml $S/v4[0-4]*.toml --out $V/tiny
 python3 scripts/validation_status.py
 exit $status
