@@ -323,3 +323,16 @@ def test_replication_caps_by_scenario_name() -> None:
     for bad in (["x"], ["v04="], ["=5"], ["0"], ["v04=0"]):
         with pytest.raises(BufferLabError, match="max-replications"):
             cli.replication_caps(bad)
+
+
+def test_the_report_gives_the_window_timeouts_by_cause() -> None:
+    def side(total, **causes):
+        return {"window_timeouts": total, **{f"window_timeouts_{k}": v for k, v in causes.items()}}
+
+    comp = compare.Comparison(name="x", scenario={},
+                              engine=side(3.0, lost_retransmission=1.0, insufficient_dupacks=2.0),
+                              ns3=side(2.5, during_recovery=0.5, insufficient_dupacks=2.0))
+    assert cli.timeout_causes(comp) == (
+        "Timeouts in the window per run, BufferLab / ns-3: 3.0 / 2.5; by cause: lost retransmission "
+        "1.0 / 0.0, in fast recovery 0.0 / 0.5, too few duplicate ACKs 2.0 / 2.0, other 0.0 / 0.0.")
+    assert cli.timeout_causes(compare.Comparison(name="x", scenario={}, engine={}, ns3={})) == ""

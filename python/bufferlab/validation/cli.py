@@ -215,6 +215,23 @@ def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argpa
     return comps
 
 
+#: The causes a timeout is counted under (``window_timeouts_<cause>`` in both simulators' summaries).
+CAUSE_NAMES = {"lost_retransmission": "lost retransmission", "during_recovery": "in fast recovery",
+               "insufficient_dupacks": "too few duplicate ACKs", "other": "other"}
+
+
+def timeout_causes(comp: compare.Comparison) -> str:
+    """One line: the window's timeouts per run by cause in both simulators (means over the replications),
+    or an empty string when either side does not count them."""
+    sides = (comp.engine or {}, comp.ns3 or {})
+    if any(side.get("window_timeouts") is None for side in sides):
+        return ""
+    parts = [f"{label} {float(sides[0].get('window_timeouts_' + k) or 0):.1f} / "
+             f"{float(sides[1].get('window_timeouts_' + k) or 0):.1f}" for k, label in CAUSE_NAMES.items()]
+    return (f"Timeouts in the window per run, BufferLab / ns-3: {float(sides[0]['window_timeouts']):.1f} / "
+            f"{float(sides[1]['window_timeouts']):.1f}; by cause: " + ", ".join(parts) + ".")
+
+
 def _save_json(path: Path, comp: compare.Comparison) -> None:
     data = {
         "name": comp.name, "verdict": comp.verdict, "skipped": comp.skipped, "notes": comp.notes,
@@ -348,6 +365,9 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
             f"ns-3 {compare.goodput_quantiles(c.ns3_goodput)}."
         )
         lines.append("")
+        causes = timeout_causes(c)
+        if causes:
+            lines += [causes, ""]
         if c.ns3:
             lines.append(
                 f"Speed: ns-3 {c.ns3_wall_s:.2f} s of `Simulator::Run()` over all seeds; per run "
