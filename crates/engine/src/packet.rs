@@ -70,13 +70,18 @@ impl Ack {
         &self.sack[..self.sack_len as usize]
     }
 
-    /// Bytes its SACK option adds to the ACK on the wire: 2 + 8 per block (RFC 2018 §3), padded to a
-    /// 32-bit boundary as TCP options are (ns-3 and Linux pad with NOPs); none without blocks.
+    /// Bytes its SACK option adds to the ACK on the wire ([`sack_option_bytes`]).
     pub fn sack_option_bytes(&self) -> u32 {
-        if self.sack_len == 0 {
-            0
-        } else {
-            (2 + 8 * self.sack_len as u32).div_ceil(4) * 4
-        }
+        sack_option_bytes(self.sack_len as usize)
+    }
+}
+
+/// Bytes a SACK option of `blocks` blocks adds to an ACK: 2 + 8 per block (RFC 2018 §3), padded to a 32-bit
+/// boundary as TCP options are (ns-3 and Linux pad with NOPs); none without blocks.
+pub fn sack_option_bytes(blocks: usize) -> u32 {
+    if blocks == 0 {
+        0
+    } else {
+        (2 + 8 * blocks as u32).div_ceil(4) * 4
     }
 }

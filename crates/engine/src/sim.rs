@@ -26,7 +26,7 @@
 use crate::events::{Event, EventQueue};
 use crate::monitor::{jain_index, FctStats, FlowStats};
 use crate::network::{Pipe, Port};
-use crate::packet::{Ack, Kind, Packet, MAX_SACK_BLOCKS};
+use crate::packet::{sack_option_bytes, Ack, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::queue::{QueueDisc, QueueEffects};
 use crate::results::{
     FctRecordResult, FctResult, FlowResult, GroupResult, PortResult, Results, Series, Summary, UdpResult,
@@ -434,25 +434,24 @@ impl Simulation {
             sender = sender.with_size(bytes.div_ceil(payload).min(u32::MAX as u64 - 1) as u32);
         }
         let last = *grp.route.last().expect("routes are not empty");
-        let ack_on_access = serialization(grp.ack_size, fc.access_rate);
-        let ack_delay = if grp.ack_route.is_empty() {
-            let on_links: Time =
-                grp.route.iter().map(|&p| serialization(grp.ack_size, self.ports[p].rate)).sum();
-            let propagation: Time = grp.route.iter().map(|&p| self.ports[p].delay).sum();
-            propagation + fc.access_delay + on_links + ack_on_access
-        } else {
-            self.ports[*grp.ack_route.last().expect("non-empty")].delay + fc.access_delay + ack_on_access
-        };
-        let ack_option_delay = std::array::from_fn(|k| {
-            let options = Ack { sack_len: k as u8 + 1, ..Ack::default() }.sack_option_bytes();
-            let longer =
-                |rate: f64| serialization(grp.ack_size + options, rate) - serialization(grp.ack_size, rate);
+        // An ACK of `size` bytes on the links it crosses unqueued after leaving the receiver: the route's
+        // links reversed (without an ACK route, whose own ports serialize it) and the access link.
+        let serialized = |size: u32| -> Time {
             let on_links: Time = if grp.ack_route.is_empty() {
-                grp.route.iter().map(|&p| longer(self.ports[p].rate)).sum()
+                grp.route.iter().map(|&p| serialization(size, self.ports[p].rate)).sum()
             } else {
                 0
             };
-            on_links + longer(fc.access_rate)
+            on_links + serialization(size, fc.access_rate)
+        };
+        let propagation: Time = if grp.ack_route.is_empty() {
+            grp.route.iter().map(|&p| self.ports[p].delay).sum()
+        } else {
+            self.ports[*grp.ack_route.last().expect("non-empty")].delay
+        };
+        let ack_delay = propagation + fc.access_delay + serialized(grp.ack_size);
+        let ack_option_delay = std::array::from_fn(|k| {
+            serialized(grp.ack_size + sack_option_bytes(k + 1)) - serialized(grp.ack_size)
         });
         let flow = Flow {
             group: g as u32,
@@ -592,11 +591,9 @@ impl Simulation {
     /// The receiver sends `ack` at its time `at`.
     #[inline(always)]
     fn send_ack(&mut self, f: usize, ack: Ack, at: Time) {
-        let options = ack.sack_option_bytes();
         let flow = &mut self.flows[f];
-        let extra = flow.extra_ack_delay(&ack);
         let Some(path) = flow.ack_path.as_mut() else {
-            let arrival = (at + flow.ack_delay + extra).max(flow.last_ack_at);
+            let arrival = (at + flow.ack_delay + flow.extra_ack_delay(&ack)).max(flow.last_ack_at);
             flow.last_ack_at = arrival;
             if self.tracer.as_ref().is_some_and(|t| t.pcap.is_some()) {
                 self.capture_returning_ack(f, &ack, at);
@@ -605,7 +602,7 @@ impl Simulation {
         };
         path.serial = path.serial.wrapping_add(1);
         path.pending.push_back((path.serial, ack));
-        let size = self.cfg.groups[flow.group as usize].ack_size + options;
+        let size = self.cfg.groups[flow.group as usize].ack_size + ack.sack_option_bytes();
         let hops = self.cfg.groups[flow.group as usize].ack_route.len() as u8;
         let pkt = Packet {
             flow: f as u32,

@@ -215,9 +215,10 @@ def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argpa
     return comps
 
 
-#: The causes a timeout is counted under (``window_timeouts_<cause>`` in both simulators' summaries).
-CAUSE_NAMES = {"lost_retransmission": "lost retransmission", "during_recovery": "in fast recovery",
-               "insufficient_dupacks": "too few duplicate ACKs", "other": "other"}
+#: How the report names each cause a timeout is counted under (``ns3sim.TIMEOUT_CAUSES``, in order;
+#: ``window_timeouts_<cause>`` in both simulators' summaries).
+CAUSE_NAMES = dict(zip(ns3sim.TIMEOUT_CAUSES,
+                       ("lost retransmission", "in fast recovery", "too few duplicate ACKs", "other")))
 
 
 def timeout_causes(comp: compare.Comparison) -> str:

@@ -1,7 +1,7 @@
 //! The TCP receiver: cumulative ACKs, SACK blocks, delayed ACKs and ECN-Echo.
 //!
-//! - SACK (RFC 2018 §4): up to `MAX_SACK_BLOCKS` (four) blocks; the first holds the segment that triggered the ACK, the
-//!   others are the most recently changed of the remaining blocks.
+//! - SACK (RFC 2018 §4): up to `MAX_SACK_BLOCKS` (four) blocks; the first holds the segment that triggered
+//!   the ACK, the others are the most recently changed of the remaining blocks.
 //! - Delayed ACK (RFC 5681 §4.2, RFC 1122): an ACK for at least every second segment, or when the
 //!   delayed-ACK timer expires; an immediate ACK for out-of-order segments and for segments that fill a hole.
 //! - ECN (RFC 3168 §6.1.3): a CE mark sets ECE on every ACK until a data packet with CWR arrives; with

@@ -194,12 +194,6 @@ pub struct Sender<C = AnyCc> {
     pub stats: SenderStats,
 }
 
-/// Whether the sender uses SACK information ([`TcpConfig::sack_in_use`]).
-#[inline(always)]
-fn uses_sack(cfg: &TcpConfig) -> bool {
-    cfg.sack_in_use()
-}
-
 /// The hooks' view of a sender (built from its fields, so the controller can be borrowed mutably beside it).
 fn context<'a>(
     rtt: &'a RttEstimator,
@@ -348,7 +342,7 @@ impl<C: CongestionControl> Sender<C> {
             return; // outside the window: stale or invalid
         }
         let sacked_before = self.sb.sacked();
-        let sack = uses_sack(cfg);
+        let sack = cfg.sack_in_use();
         if sack {
             self.apply_sack(ack);
         }
@@ -481,7 +475,7 @@ impl<C: CongestionControl> Sender<C> {
         if self.flight() == 0 {
             return;
         }
-        let sack = uses_sack(cfg);
+        let sack = cfg.sack_in_use();
         if matches!(self.phase, Phase::FastRecovery | Phase::TimeoutRecovery) {
             if sack {
                 self.sb.mark_lost_by_sack(cfg.dupack_threshold);
@@ -603,7 +597,7 @@ impl<C: CongestionControl> Sender<C> {
             (self.win.cwnd.max(1.0) as u32, cfg.max_window) // truncation = floor for positive values
         };
         let pipe_mode =
-            self.phase == Phase::TimeoutRecovery || (uses_sack(cfg) && self.phase == Phase::FastRecovery);
+            self.phase == Phase::TimeoutRecovery || (cfg.sack_in_use() && self.phase == Phase::FastRecovery);
         if pipe_mode {
             if std::mem::take(&mut self.head_retransmit_pending) && self.sb.next_lost() == Some(0) {
                 self.emit(self.snd_una, true, now, cfg, out);
