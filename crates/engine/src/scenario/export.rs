@@ -57,6 +57,7 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "handshake": t.handshake,
             "recovery_timer": t.recovery_timer,
             "partial_ack": t.partial_ack,
+            "recovery_exit": t.recovery_exit,
             "recovery": t.recovery,
             "pacing": t.pacing.name(),
         },

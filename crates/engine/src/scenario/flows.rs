@@ -7,8 +7,8 @@ use super::{check, err, finite_range, from_value, group_stream, Scenario, Scenar
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
 use crate::tcp::{
-    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, Recovery, RecoveryTimer,
-    RtoBounds, TcpConfig,
+    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, Recovery, RecoveryExit,
+    RecoveryTimer, RtoBounds, TcpConfig,
 };
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
@@ -141,6 +141,8 @@ pub struct Tcp {
     pub recovery_timer: RecoveryTimer,
     /// `"pipe"` (the default, RFC 6675) or `"send-one"` (ns-3), see [`PartialAck`].
     pub partial_ack: PartialAck,
+    /// `"deflate"` (the default, RFC 5681) or `"grow"` (ns-3), see [`RecoveryExit`].
+    pub recovery_exit: RecoveryExit,
     /// `"newreno"` (the default: RFC 6582, or RFC 6675 with SACK) or `"reno"` (RFC 5681 §3.2, ns-2's
     /// `Agent/TCP/Reno`: recovery ends at the first ACK of new data; SACK blocks are ignored, so `sack =
     /// true` and `false` run alike), see [`Recovery`].
@@ -203,6 +205,7 @@ impl Default for Tcp {
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
             partial_ack: PartialAck::Pipe,
+            recovery_exit: RecoveryExit::Deflate,
             recovery: Recovery::NewReno,
             pacing: Value::Bool(false),
         }
@@ -293,6 +296,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         handshake: t.handshake,
         recovery_timer: t.recovery_timer,
         partial_ack: t.partial_ack,
+        recovery_exit: t.recovery_exit,
         recovery: t.recovery,
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: from_secs(t.delayed_ack_timeout.0),

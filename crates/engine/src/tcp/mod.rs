@@ -48,6 +48,21 @@ pub enum RecoveryTimer {
     FirstPartialAck,
 }
 
+/// What the ACK that ends a recovery does to the window besides ending it (`tcp.recovery_exit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryExit {
+    /// Fast recovery: cwnd = ssthresh and nothing more (RFC 5681 §3.2 step 6, RFC 6582 §3.2 step 3);
+    /// timeout recovery: the ACK grows the window like every ACK before it.
+    Deflate,
+    /// ns-3 3.44's `ProcessAck`: the ACK that ends fast recovery sets cwnd = ssthresh and then grows it as
+    /// an ACK in the open state (Linux's `tcp_cong_control` does too); the ACK that ends timeout recovery
+    /// grows it only for the segments it acknowledges beyond the recovery point (usually none). Which
+    /// packet of a flow's next round its window growth adds, and so which one a full DropTail buffer drops,
+    /// depends on it (docs/validation/ns3-mapping.md item 33).
+    Grow,
+}
+
 /// What a partial ACK sends during SACK-based fast recovery (`tcp.partial_ack`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -161,6 +176,7 @@ pub struct TcpConfig {
     pub handshake: bool,
     pub recovery_timer: RecoveryTimer,
     pub partial_ack: PartialAck,
+    pub recovery_exit: RecoveryExit,
     /// Fast recovery: NewReno / SACK (the default) or classic Reno (see [`Recovery`]).
     pub recovery: Recovery,
     pub delayed_ack: bool,

@@ -159,7 +159,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CaIncrease, PartialAck, Recovery, RecoveryTimer, RtoBounds};
+    use crate::tcp::{CaIncrease, PartialAck, Recovery, RecoveryExit, RecoveryTimer, RtoBounds};
 
     fn cfg(delayed: bool) -> TcpConfig {
         TcpConfig {
@@ -181,6 +181,7 @@ mod tests {
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
             partial_ack: PartialAck::Pipe,
+            recovery_exit: RecoveryExit::Deflate,
             recovery: Recovery::NewReno,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,

@@ -62,8 +62,8 @@ use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, Recovery, RecoveryTimer,
-    TcpConfig,
+    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, Recovery, RecoveryExit,
+    RecoveryTimer, TcpConfig,
 };
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
@@ -419,6 +419,7 @@ impl<C: CongestionControl> Sender<C> {
                 self.win.cwnd = self.win.ssthresh;
                 self.recover = None;
                 self.recovery_end(now, cfg);
+                self.grow_at_recovery_exit(newly_acked, now, cfg);
             }
             Phase::FastRecovery if self.snd_una >= recover => {
                 self.phase = Phase::Open;
@@ -427,6 +428,7 @@ impl<C: CongestionControl> Sender<C> {
                     _ => self.win.ssthresh,
                 };
                 self.recovery_end(now, cfg);
+                self.grow_at_recovery_exit(newly_acked, now, cfg);
             }
             Phase::FastRecovery => {
                 if !cfg.sack {
@@ -438,12 +440,23 @@ impl<C: CongestionControl> Sender<C> {
                 }
             }
             Phase::TimeoutRecovery => {
-                self.grow(newly_acked, now, cfg);
+                let grows = match cfg.recovery_exit {
+                    RecoveryExit::Grow if self.snd_una >= recover => self.snd_una - recover,
+                    _ => newly_acked,
+                };
+                self.grow(grows, now, cfg);
                 if self.snd_una >= recover {
                     self.phase = Phase::Open;
                     self.recovery_end(now, cfg);
                 }
             }
+        }
+    }
+
+    /// `tcp.recovery_exit = "grow"`: the ACK that ended fast recovery grows the deflated window too.
+    fn grow_at_recovery_exit(&mut self, newly_acked: u32, now: Time, cfg: &TcpConfig) {
+        if cfg.recovery_exit == RecoveryExit::Grow {
+            self.grow(newly_acked, now, cfg);
         }
     }
 
@@ -724,6 +737,7 @@ mod tests {
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
             partial_ack: PartialAck::Pipe,
+            recovery_exit: RecoveryExit::Deflate,
             recovery: Recovery::NewReno,
             delayed_ack: false,
             delayed_ack_timeout: from_secs(0.2),
@@ -1021,6 +1035,38 @@ mod tests {
             // Second partial ACK (up to the hole at 5).
             s.on_ack(&ack(5, &[(6, 9)]), from_secs(0.3), &c, &mut out);
             assert_eq!(s.rto.deadline(), from_secs(second) + rto, "{timer:?}");
+        }
+    }
+
+    /// `tcp.recovery_exit`: segment 0 of 0..=9 lost, 1..=3 SACKed: fast recovery with ssthresh 5. The ACK
+    /// that ends it (up to 10) sets cwnd = 5 under `"deflate"`, and adds one congestion-avoidance step
+    /// (1/5) under `"grow"` (ns-3). After a timeout (recovery point 10) an ACK inside timeout recovery
+    /// grows cwnd from 1 to 2 under both; the ACK up to 10 that ends it grows it to 3 under `"deflate"`, and
+    /// under `"grow"` only for segments beyond the recovery point, none here.
+    #[test]
+    fn recovery_exit_grows_the_deflated_window_under_grow() {
+        for (mode, fast_exit, timeout_exit) in
+            [(RecoveryExit::Deflate, 5.0, 3.0), (RecoveryExit::Grow, 5.2, 2.0)]
+        {
+            let c = TcpConfig { recovery_exit: mode, ..cfg(true, false) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            for k in 2..=4 {
+                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
+            }
+            assert_eq!((s.stats.fast_recoveries, s.ssthresh()), (1, 5.0));
+            s.on_ack(&ack(10, &[]), from_secs(0.2), &c, &mut out);
+            assert!((s.cwnd() - fast_exit).abs() < 1e-9, "{mode:?}: cwnd {}", s.cwnd());
+
+            let mut s = Sender::new(0, NewReno, &c);
+            s.start(0, &c, &mut out);
+            s.on_timer(s.next_deadline(), &c, &mut out);
+            assert_eq!((s.stats.timeouts, s.cwnd()), (1, 1.0));
+            s.on_ack(&ack(1, &[]), from_secs(1.5), &c, &mut out);
+            assert_eq!(s.cwnd(), 2.0, "{mode:?}: an ACK inside timeout recovery grows it");
+            s.on_ack(&ack(10, &[]), from_secs(1.6), &c, &mut out);
+            assert_eq!(s.cwnd(), timeout_exit, "{mode:?}");
         }
     }
 
