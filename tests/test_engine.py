@@ -152,6 +152,7 @@ def test_fairness_and_percentiles_are_consistent() -> None:
         ({"tcp.recovery_timer": '"never"'}, "tcp.recovery_timer"),
         ({"tcp.partial_ack": '"two"'}, "tcp.partial_ack"),
         ({"tcp.recovery_exit": '"inflate"'}, "tcp.recovery_exit"),
+        ({"tcp.ecn_states": '"all"'}, "tcp.ecn_states"),
         ({"tcp.full_ack": '"cwnd"'}, "tcp.full_ack"),
         ({"tcp.congestion_control": '{ kind = "cubic", growth = "integer" }'}, r"congestion_control.*growth"),
         ({"tcp.overhead": '"2s"'}, r"tcp.overhead.*\[0, 1 s\]"),

@@ -15,7 +15,7 @@ from bufferlab.validation import cli, compare, ns3sim
 ROOT = Path(__file__).resolve().parents[1]
 LIKE_NS3 = {"ssthresh_from": "pipe", "rto_backoff": "new-ack", "ca_increase": "whole-bytes",
             "handshake": True, "recovery_timer": "first-partial-ack", "partial_ack": "send-one",
-            "recovery_exit": "grow"}
+            "recovery_exit": "grow", "ecn_states": "any"}
 
 
 def scenario(**over):

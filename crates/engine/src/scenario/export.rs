@@ -47,6 +47,7 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "sack": t.sack,
             "ecn": t.ecn,
             "ecn_response": t.ecn_response,
+            "ecn_states": t.ecn_states,
             "ca_increase": t.ca_increase,
             "dupack_threshold": t.dupack_threshold,
             "limited_transmit": t.limited_transmit,

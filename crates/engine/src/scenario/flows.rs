@@ -7,8 +7,8 @@ use super::{check, err, finite_range, from_value, group_stream, Scenario, Scenar
 use crate::rng::{stream, Rng};
 use crate::tcp::cc::CcSpec;
 use crate::tcp::{
-    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, Recovery, RecoveryExit,
-    RecoveryTimer, RtoBounds, TcpConfig,
+    BackoffEnd, CaIncrease, EcnResponse, EcnStates, FullAck, InFlight, Pacing, PartialAck, Recovery,
+    RecoveryExit, RecoveryTimer, RtoBounds, TcpConfig,
 };
 use crate::time::{from_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
@@ -127,6 +127,8 @@ pub struct Tcp {
     pub sack: bool,
     pub ecn: bool,
     pub ecn_response: EcnResponse,
+    /// `"open"` (the default, RFC 3168) or `"any"` (ns-3), see [`EcnStates`].
+    pub ecn_states: EcnStates,
     /// `"exact"` (the default) or `"whole-bytes"` (ns-3's `TcpNewReno`), see [`CaIncrease`].
     pub ca_increase: CaIncrease,
     pub dupack_threshold: u32,
@@ -195,6 +197,7 @@ impl Default for Tcp {
             sack: true,
             ecn: false,
             ecn_response: EcnResponse::OncePerRtt,
+            ecn_states: EcnStates::Open,
             ca_increase: CaIncrease::Exact,
             dupack_threshold: 3,
             limited_transmit: true,
@@ -277,6 +280,7 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         sack: t.sack,
         ecn: t.ecn,
         ecn_response: t.ecn_response,
+        ecn_states: t.ecn_states,
         ca_increase: t.ca_increase,
         dupack_threshold: t.dupack_threshold,
         limited_transmit: t.limited_transmit,

@@ -147,6 +147,20 @@ pub enum EcnResponse {
     PerSignal,
 }
 
+/// In which congestion states ECN-Echo reduces the window, and what a CWR period allows (`tcp.ecn_states`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EcnStates {
+    /// The open state only (RFC 3168 §6.1.2; Linux enters CWR from Open or Disorder only); during a CWR
+    /// period duplicate ACKs start fast recovery as usual.
+    Open,
+    /// ns-3 3.44's `TcpSocketBase::ReceivedAck`: an ECE that acknowledges new data reduces the window in
+    /// any state but CWR, so fast recovery and timeout recovery end in CWR (the recovery point moves to
+    /// the highest segment sent); during CWR duplicate ACKs start no fast recovery, and the holes that
+    /// SACK marks lost are resent as RFC 6675's pipe allows, without a further reduction.
+    Any,
+}
+
 /// The TCP settings of a flow group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -161,6 +175,7 @@ pub struct TcpConfig {
     pub sack: bool,
     pub ecn: bool,
     pub ecn_response: EcnResponse,
+    pub ecn_states: EcnStates,
     pub ca_increase: CaIncrease,
     pub dupack_threshold: u32,
     /// RFC 3042: one new segment on each of the first two duplicate ACKs.

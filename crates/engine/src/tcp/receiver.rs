@@ -159,7 +159,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CaIncrease, PartialAck, Recovery, RecoveryExit, RecoveryTimer, RtoBounds};
+    use crate::tcp::{CaIncrease, EcnStates, PartialAck, Recovery, RecoveryExit, RecoveryTimer, RtoBounds};
 
     fn cfg(delayed: bool) -> TcpConfig {
         TcpConfig {
@@ -171,6 +171,7 @@ mod tests {
             sack: true,
             ecn: true,
             ecn_response: EcnResponse::OncePerRtt,
+            ecn_states: EcnStates::Open,
             ca_increase: CaIncrease::Exact,
             dupack_threshold: 3,
             limited_transmit: false,

@@ -62,8 +62,8 @@ use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    BackoffEnd, CaIncrease, EcnResponse, FullAck, InFlight, Pacing, PartialAck, Recovery, RecoveryExit,
-    RecoveryTimer, TcpConfig,
+    BackoffEnd, CaIncrease, EcnResponse, EcnStates, FullAck, InFlight, Pacing, PartialAck, Recovery,
+    RecoveryExit, RecoveryTimer, TcpConfig,
 };
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
@@ -158,6 +158,8 @@ enum Rescue {
     /// ns-3's `DoRetransmit` on a partial ACK (`tcp.partial_ack = "send-one"`): the first unacknowledged
     /// segment again.
     Head,
+    /// None: outside recovery (a CWR period under `tcp.ecn_states = "any"`), as ns-3's `NextSeg` there.
+    Never,
 }
 
 pub struct Sender<C = AnyCc> {
@@ -383,11 +385,18 @@ impl<C: CongestionControl> Sender<C> {
                 self.win.cwnd += 1.0;
             }
         }
-        let may_reduce = match cfg.ecn_response {
-            EcnResponse::OncePerRtt => self.phase == Phase::Open,
-            EcnResponse::PerSignal => matches!(self.phase, Phase::Open | Phase::Cwr),
+        let may_reduce = match (cfg.ecn_response, cfg.ecn_states) {
+            (EcnResponse::OncePerRtt, EcnStates::Open) => self.phase == Phase::Open,
+            (EcnResponse::OncePerRtt, EcnStates::Any) => self.phase != Phase::Cwr,
+            (EcnResponse::PerSignal, EcnStates::Open) => matches!(self.phase, Phase::Open | Phase::Cwr),
+            (EcnResponse::PerSignal, EcnStates::Any) => true,
         };
         if cfg.ecn && ack.ece && newly_acked > 0 && may_reduce {
+            if matches!(self.phase, Phase::FastRecovery | Phase::TimeoutRecovery) {
+                // `EcnStates::Any`: the recovery ends; no new one starts before the highest segment sent
+                // is acknowledged (ns-3's `m_recover` moves to `m_highTxMark`).
+                self.recover = Some(self.snd_nxt);
+            }
             self.congestion_signal(Signal::Ecn, now, cfg);
             self.win.cwnd = self.win.ssthresh;
             self.phase = Phase::Cwr;
@@ -453,6 +462,12 @@ impl<C: CongestionControl> Sender<C> {
         }
     }
 
+    /// `tcp.ecn_states = "any"` in a CWR period: duplicate ACKs start no fast recovery; what SACK marks
+    /// lost goes out by the pipe, as in recovery, without a reduction.
+    fn cwr_repairs_by_pipe(&self, cfg: &TcpConfig) -> bool {
+        self.phase == Phase::Cwr && cfg.ecn_states == EcnStates::Any
+    }
+
     /// `tcp.recovery_exit = "grow"`: the ACK that ended fast recovery grows the deflated window too.
     fn grow_at_recovery_exit(&mut self, newly_acked: u32, now: Time, cfg: &TcpConfig) {
         if cfg.recovery_exit == RecoveryExit::Grow {
@@ -489,7 +504,8 @@ impl<C: CongestionControl> Sender<C> {
             return;
         }
         let sack = cfg.sack_in_use();
-        if matches!(self.phase, Phase::FastRecovery | Phase::TimeoutRecovery) {
+        if matches!(self.phase, Phase::FastRecovery | Phase::TimeoutRecovery) || self.cwr_repairs_by_pipe(cfg)
+        {
             if sack {
                 self.sb.mark_lost_by_sack(cfg.dupack_threshold);
             }
@@ -609,8 +625,9 @@ impl<C: CongestionControl> Sender<C> {
         } else {
             (self.win.cwnd.max(1.0) as u32, cfg.max_window) // truncation = floor for positive values
         };
-        let pipe_mode =
-            self.phase == Phase::TimeoutRecovery || (cfg.sack_in_use() && self.phase == Phase::FastRecovery);
+        let pipe_mode = self.phase == Phase::TimeoutRecovery
+            || (cfg.sack_in_use() && self.phase == Phase::FastRecovery)
+            || (cfg.sack_in_use() && self.cwr_repairs_by_pipe(cfg));
         if pipe_mode {
             if std::mem::take(&mut self.head_retransmit_pending) && self.sb.next_lost() == Some(0) {
                 self.emit(self.snd_una, true, now, cfg, out);
@@ -618,11 +635,9 @@ impl<C: CongestionControl> Sender<C> {
             if std::mem::take(&mut self.partial_ack_send_pending) {
                 self.send_next_seg(Rescue::Head, now, cap, cfg, out);
             }
+            let rescue = if self.phase == Phase::Cwr { Rescue::Never } else { Rescue::LowestUnsent };
             let mut pipe = self.sb.pipe();
-            while pipe < cwnd
-                && out.len() < quota
-                && self.send_next_seg(Rescue::LowestUnsent, now, cap, cfg, out)
-            {
+            while pipe < cwnd && out.len() < quota && self.send_next_seg(rescue, now, cap, cfg, out) {
                 pipe += 1;
             }
         } else {
@@ -665,6 +680,7 @@ impl<C: CongestionControl> Sender<C> {
             let rescued = match rescue {
                 Rescue::LowestUnsent => self.sb.first_unsacked_unsent(),
                 Rescue::Head => Some(0),
+                Rescue::Never => None,
             };
             let Some(i) = rescued else { return false };
             self.sb.mark_lost(i);
@@ -727,6 +743,7 @@ mod tests {
             sack,
             ecn,
             ecn_response: EcnResponse::OncePerRtt,
+            ecn_states: EcnStates::Open,
             ca_increase: CaIncrease::Exact,
             dupack_threshold: 3,
             limited_transmit: false,
@@ -1035,6 +1052,52 @@ mod tests {
             // Second partial ACK (up to the hole at 5).
             s.on_ack(&ack(5, &[(6, 9)]), from_secs(0.3), &c, &mut out);
             assert_eq!(s.rto.deadline(), from_secs(second) + rto, "{timer:?}");
+        }
+    }
+
+    /// `tcp.ecn_states`: an ECE on a partial ACK in fast recovery (segment 0 of 0..=9 lost) is ignored under
+    /// `"open"` (RFC 3168) and ends the recovery in CWR under `"any"` (ns-3), ssthresh from the 6 segments
+    /// in flight. In a CWR period entered from the open state, SACKs above a hole at segment 1 start fast
+    /// recovery under `"open"`; under `"any"` they do not, and the hole goes out once the pipe is below cwnd.
+    #[test]
+    fn ecn_states_any_reacts_in_recovery_and_repairs_by_pipe_in_cwr() {
+        use crate::trace::CcState;
+        for states in [EcnStates::Open, EcnStates::Any] {
+            let c = TcpConfig { ecn_states: states, ..cfg(true, true) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            for k in 2..=4 {
+                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
+            }
+            assert_eq!(s.cc_state(), CcState::FastRecovery);
+            let mut partial = ack(4, &[]);
+            partial.ece = true;
+            s.on_ack(&partial, from_secs(0.2), &c, &mut out);
+            let (state, reductions, ssthresh) = match states {
+                EcnStates::Open => (CcState::FastRecovery, 0, 5.0),
+                EcnStates::Any => (CcState::Cwr, 1, 3.0),
+            };
+            assert_eq!((s.cc_state(), s.stats.ecn_reductions, s.ssthresh()), (state, reductions, ssthresh));
+
+            let mut s = Sender::new(0, NewReno, &c);
+            s.start(0, &c, &mut out);
+            out.clear();
+            let mut first = ack(1, &[]);
+            first.ece = true;
+            s.on_ack(&first, from_secs(0.1), &c, &mut out);
+            assert_eq!((s.cc_state(), s.cwnd()), (CcState::Cwr, 4.5));
+            for k in 3..=8 {
+                s.on_ack(&ack(1, &[(2, k)]), from_secs(0.1) + k as u64, &c, &mut out);
+            }
+            let resent = seqs(&mut out).contains(&(1, true));
+            match states {
+                EcnStates::Open => assert_eq!((s.stats.fast_recoveries, resent), (1, true)),
+                EcnStates::Any => {
+                    assert_eq!((s.stats.fast_recoveries, s.cc_state(), resent), (0, CcState::Cwr, true));
+                    assert_eq!(s.ssthresh(), 4.5, "no further reduction");
+                }
+            }
         }
     }
 
