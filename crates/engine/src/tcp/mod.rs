@@ -21,7 +21,9 @@ pub enum InFlight {
     /// FlightSize, the data sent and not cumulatively acknowledged: RFC 5681 eq. (4) and RFC 6675 §5 (4.2).
     FlightSize,
     /// RFC 6675's `pipe` (SACKed and lost segments excluded), what ns-3 3.44 halves
-    /// (`TcpSocketBase::EnterRecovery`, `ReTxTimeout`), giving a smaller `ssthresh` after losses.
+    /// (`TcpSocketBase::EnterRecovery`, `ReTxTimeout`), giving a smaller `ssthresh` after losses. On
+    /// entering fast recovery it is measured after the ACK's SACK blocks have marked holes lost, the
+    /// first unacknowledged segment among them, as ns-3 does (docs/validation/ns3-mapping.md item 4).
     Pipe,
 }
 

@@ -521,15 +521,17 @@ impl<C: CongestionControl> Sender<C> {
         self.partial_ack_seen = false;
         self.recover = Some(self.snd_nxt);
         self.stats.fast_recoveries += 1;
-        // With `InFlight::Pipe`, measured as ns-3 does: before this ACK's losses are marked, so SACKed
-        // segments are out but the holes still count.
-        self.congestion_signal(Signal::Loss, now, cfg);
-        self.sb.mark_lost(0);
         if sack {
+            // `InFlight::Pipe` is measured as ns-3 3.44 measures it: once this ACK's SACK blocks have
+            // marked the holes lost (`TcpTxBuffer::Update`), the first segment among them (`EnterRecovery`).
+            self.sb.mark_lost(0);
             self.sb.mark_lost_by_sack(cfg.dupack_threshold);
+            self.congestion_signal(Signal::Loss, now, cfg);
             self.head_retransmit_pending = true;
             self.win.cwnd = self.win.ssthresh;
         } else {
+            self.congestion_signal(Signal::Loss, now, cfg);
+            self.sb.mark_lost(0);
             self.win.cwnd = self.win.ssthresh + cfg.dupack_threshold as f64;
         }
     }
@@ -1098,6 +1100,27 @@ mod tests {
                     assert_eq!(s.ssthresh(), 4.5, "no further reduction");
                 }
             }
+        }
+    }
+
+    /// `tcp.ssthresh_from`: segment 0 of 0..=9 lost, 1..=3 SACKed. On the third duplicate ACK FlightSize is
+    /// 10, so `"flight"` gives ssthresh 5; ns-3's pipe is measured once that ACK has marked segment 0 lost:
+    /// 10 − 3 SACKed − 1 lost = 6, ssthresh 3 (the pipe before the marking, 7, would give 3.5).
+    #[test]
+    fn ssthresh_from_pipe_counts_the_hole_this_ack_marks_lost() {
+        for (from, ssthresh) in [(InFlight::FlightSize, 5.0), (InFlight::Pipe, 3.0)] {
+            let c = TcpConfig { ssthresh_from: from, ..cfg(true, false) };
+            let mut s = Sender::new(0, NewReno, &c);
+            let mut out = Vec::new();
+            s.start(0, &c, &mut out);
+            for k in 2..=4 {
+                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
+            }
+            assert_eq!(
+                (s.stats.fast_recoveries, s.ssthresh(), s.cwnd()),
+                (1, ssthresh, ssthresh),
+                "{from:?}"
+            );
         }
     }
 
