@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def runs() -> List[Tuple[List[str], str]]:
     """Each `run` line: the scenario files its globs match and its --out."""
     out = []
-    for line in (ROOT / "scripts" / "validate_matrix.sh").read_text().splitlines():
+    script = (ROOT / "scripts" / "validate_matrix.sh").read_text().replace("\\\n", " ")
+    for line in script.splitlines():
         if not line.startswith("run "):
             continue
         args = shlex.split(line.replace("$S", "validation/scenarios").replace("$V", "docs/validation"))[1:]
