@@ -628,8 +628,7 @@ impl<C: CongestionControl> Sender<C> {
             (self.win.cwnd.max(1.0) as u32, cfg.max_window) // truncation = floor for positive values
         };
         let pipe_mode = self.phase == Phase::TimeoutRecovery
-            || (cfg.sack_in_use() && self.phase == Phase::FastRecovery)
-            || (cfg.sack_in_use() && self.cwr_repairs_by_pipe(cfg));
+            || (cfg.sack_in_use() && (self.phase == Phase::FastRecovery || self.cwr_repairs_by_pipe(cfg)));
         if pipe_mode {
             if std::mem::take(&mut self.head_retransmit_pending) && self.sb.next_lost() == Some(0) {
                 self.emit(self.snd_una, true, now, cfg, out);
@@ -771,6 +770,18 @@ mod tests {
         }
         a.sack_len = sack.len() as u8;
         a
+    }
+
+    /// A sender of segments 0..=9 whose segment 0 is lost: the ACKs SACKing 1..=3 bring it into fast
+    /// recovery. Returned with the packets it sent.
+    fn in_fast_recovery(c: &TcpConfig) -> (Sender<NewReno>, Vec<Packet>) {
+        let mut s = Sender::new(0, NewReno, c);
+        let mut out = Vec::new();
+        s.start(0, c, &mut out);
+        for k in 2..=4 {
+            s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, c, &mut out);
+        }
+        (s, out)
     }
 
     fn seqs(out: &mut Vec<Packet>) -> Vec<(u32, bool)> {
@@ -1066,12 +1077,7 @@ mod tests {
         use crate::trace::CcState;
         for states in [EcnStates::Open, EcnStates::Any] {
             let c = TcpConfig { ecn_states: states, ..cfg(true, true) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
-            for k in 2..=4 {
-                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
-            }
+            let (mut s, mut out) = in_fast_recovery(&c);
             assert_eq!(s.cc_state(), CcState::FastRecovery);
             let mut partial = ack(4, &[]);
             partial.ece = true;
@@ -1110,12 +1116,7 @@ mod tests {
     fn ssthresh_from_pipe_counts_the_hole_this_ack_marks_lost() {
         for (from, ssthresh) in [(InFlight::FlightSize, 5.0), (InFlight::Pipe, 3.0)] {
             let c = TcpConfig { ssthresh_from: from, ..cfg(true, false) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
-            for k in 2..=4 {
-                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
-            }
+            let (s, _) = in_fast_recovery(&c);
             assert_eq!(
                 (s.stats.fast_recoveries, s.ssthresh(), s.cwnd()),
                 (1, ssthresh, ssthresh),
@@ -1135,12 +1136,7 @@ mod tests {
             [(RecoveryExit::Deflate, 5.0, 3.0), (RecoveryExit::Grow, 5.2, 2.0)]
         {
             let c = TcpConfig { recovery_exit: mode, ..cfg(true, false) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
-            for k in 2..=4 {
-                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
-            }
+            let (mut s, mut out) = in_fast_recovery(&c);
             assert_eq!((s.stats.fast_recoveries, s.ssthresh()), (1, 5.0));
             s.on_ack(&ack(10, &[]), from_secs(0.2), &c, &mut out);
             assert!((s.cwnd() - fast_exit).abs() < 1e-9, "{mode:?}: cwnd {}", s.cwnd());
@@ -1164,12 +1160,7 @@ mod tests {
     fn partial_ack_sends_one_segment_outside_the_pipe_under_send_one() {
         let partial_ack = |mode, five_lost: bool| {
             let c = TcpConfig { partial_ack: mode, ..cfg(true, false) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
-            for k in 2..=4 {
-                s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, &c, &mut out);
-            }
+            let (mut s, mut out) = in_fast_recovery(&c);
             assert_eq!((s.stats.fast_recoveries, s.cwnd()), (1, 5.0));
             if five_lost {
                 s.on_ack(&ack(0, &[(6, 9), (1, 4)]), from_secs(0.11), &c, &mut out);
