@@ -63,6 +63,9 @@ struct Flow {
     access_serialization: Time,
     access_rate: f64,
     access_delay: Time,
+    /// The segment the last retransmission timeout resent and when that copy leaves the host (the end of its
+    /// serialization on the access link).
+    timer_copy: Option<(u32, Time)>,
     /// `tcp.overhead` and its stream: each packet waits a uniform random time in [0, overhead) before it
     /// starts on the access link (`None`: no wait).
     overhead: Option<(Time, Rng)>,
@@ -462,6 +465,7 @@ impl Simulation {
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
             access_rate: fc.access_rate,
             access_delay: fc.access_delay,
+            timer_copy: None,
             overhead: (grp.tcp.overhead > 0).then(|| {
                 (grp.tcp.overhead, Rng::new(self.cfg.seed, stream::overhead(g, self.groups[g].built - 1)))
             }),
@@ -567,8 +571,24 @@ impl Simulation {
             Fired::Early(Some(t)) => self.events.schedule(t, Event::SenderTimer(f as u32)),
             Fired::Due => {
                 let tcp = &self.cfg.groups[self.flows[f].group as usize].tcp;
-                self.flows[f].sender.on_timer(self.now, tcp, &mut self.out);
+                let flow = &mut self.flows[f];
+                // The last timeout's retransmission of the same segment has not left the host yet: this
+                // timeout waits for it (Sender::hold_timeout).
+                if let Some((_, leaves)) = flow.timer_copy.filter(|&(seq, _)| seq == flow.sender.snd_una()) {
+                    flow.sender.hold_timeout(self.now, leaves);
+                }
+                let timeouts = flow.sender.stats.timeouts;
+                flow.sender.on_timer(self.now, tcp, &mut self.out);
+                let timed_out = flow.sender.stats.timeouts > timeouts;
                 self.send_out(f, self.now);
+                if timed_out {
+                    let flow = &mut self.flows[f];
+                    let head = flow.sender.snd_una();
+                    flow.timer_copy = flow
+                        .access
+                        .last_arrival_of(|p| p.retransmit && !p.syn && p.seq == head)
+                        .map(|arrival| (head, arrival - flow.access_delay));
+                }
             }
         }
     }

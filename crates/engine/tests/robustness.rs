@@ -138,3 +138,48 @@ fn loss_and_mark_rates_count_what_was_queued_at_the_warmup() {
     assert!(p.drops > p.arrivals, "{p:?}");
     assert!((0.0..=1.0).contains(&p.loss_rate) && (0.0..=1.0).contains(&p.mark_rate), "{p:?}");
 }
+
+/// A retransmission timer far shorter than the host's queueing (the audit's N5: 1 µs RTOs behind a 1 kb/s
+/// access link) resends the head once and then waits for that copy to leave the host: one timeout per flow
+/// over 50 ms, not one per microsecond, with every packet accounted for.
+#[test]
+fn timeouts_shorter_than_the_host_queue_do_not_stack_copies() {
+    let text = r#"{"duration": "50ms", "bottleneck": {"rate": "10Mbps", "delay": "10ms",
+        "queue": {"discipline": "droptail", "limit": 50}},
+        "flows": {"count": 10, "rtt": "50ms", "access_rate": "1kbps"},
+        "tcp": {"min_rto": "1us", "initial_rto": "1us", "max_rto": "1us"}}"#;
+    let mut s = sim(text);
+    s.run_until(time::from_secs(0.05));
+    assert_conserved(&s, "1 us timers behind a 1 kb/s host");
+    let r = s.finish();
+    assert_eq!(r.summary.timeouts, 10);
+    assert_eq!(r.summary.retransmits, 10);
+    assert_eq!(r.summary.sent, 10 * 11, "the initial window and one retransmission per flow");
+}
+
+/// Discipline timers count in the events estimate (N6): a BLUE updated every microsecond for 180 days is
+/// refused naming `freeze_time`, and so are ARED's timer, PIE's `t_update` and ODT/OB's period.
+#[test]
+fn discipline_timers_count_in_the_events_estimate() {
+    let with = |queue: &str| {
+        format!(
+            r#"{{"duration": "15552000s", "bottleneck": {{"rate": "1Mbps", "delay": "10ms", "queue": {queue}}},
+            "flows": {{"count": 1, "rtt": "50ms"}}}}"#
+        )
+    };
+    let cases = [
+        (r#"{"discipline": "blue", "limit": 50, "update": "interval", "freeze_time": "1us"}"#, "freeze_time"),
+        (r#"{"discipline": "ared", "limit": 50, "update": "timer", "interval": "1us"}"#, "interval"),
+        (r#"{"discipline": "pie", "limit": 50, "t_update": "1us"}"#, "t_update"),
+        (r#"{"discipline": "odt", "limit": 50, "interval": "1ms"}"#, "interval"),
+        (r#"{"discipline": "ob", "limit": 50, "interval": "1ms"}"#, "interval"),
+    ];
+    for (queue, param) in cases {
+        let e = config_from_json(&with(queue)).unwrap_err();
+        assert_eq!(e.field, format!("bottleneck.queue.{param}"), "{queue}: {}", e.message);
+        assert!(e.message.contains("discipline timer"), "{}", e.message);
+    }
+    // Event mode has no timer: the same BLUE is accepted.
+    let event_mode = with(r#"{"discipline": "blue", "limit": 50, "update": "event", "freeze_time": "1us"}"#);
+    assert!(config_from_json(&event_mode).is_ok());
+}

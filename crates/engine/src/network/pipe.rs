@@ -25,6 +25,11 @@ impl Pipe {
         Some((pkt, self.packets.front().map(|&(t, _)| t)))
     }
 
+    /// The arrival time of the last packet in the pipe that satisfies `which`, if any.
+    pub fn last_arrival_of(&self, which: impl Fn(&Packet) -> bool) -> Option<Time> {
+        self.packets.iter().rev().find(|(_, p)| which(p)).map(|&(t, _)| t)
+    }
+
     pub fn len(&self) -> usize {
         self.packets.len()
     }

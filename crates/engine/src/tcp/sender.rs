@@ -536,6 +536,21 @@ impl<C: CongestionControl> Sender<C> {
         }
     }
 
+    /// Hold a retransmission timeout that is due at `now` until `until`, when the previous timeout's
+    /// retransmission of the same segment leaves the sender's host (its access link). Linux's
+    /// `tcp_retransmit_skb` does not resend a segment while any earlier copy is still in the host's queue
+    /// (`skb_still_in_host_queue`); ns-3 resends regardless. The engine holds only behind the timer's own
+    /// copy, so ns-3's behaviour is kept wherever the timer outlasts the host's queueing (every RTO of
+    /// realistic size), and a timer shorter than it (a maximum RTO of microseconds behind a slow access
+    /// link) cannot queue copy after copy without bound. Returns whether the timeout was held.
+    pub fn hold_timeout(&mut self, now: Time, until: Time) -> bool {
+        let due = self.rto.deadline() <= now && self.syn_sent.is_none() && self.flight() > 0;
+        if due && until > now {
+            self.rto.arm(until);
+        }
+        due && until > now
+    }
+
     /// A timer is due at `now` (the caller checked `now >= next_deadline()`): the retransmission timer
     /// first, else the pacing timer.
     pub fn on_timer(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
