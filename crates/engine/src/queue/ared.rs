@@ -328,6 +328,10 @@ impl QueueDisc for Ared {
         self.tick
     }
 
+    fn timer_period(&self) -> Option<(Time, &'static str)> {
+        (self.a.update == Update::Timer).then_some((self.a.interval, "interval"))
+    }
+
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
         let Some(tick) = self.tick else { return };
         if now < tick {

@@ -255,6 +255,10 @@ impl QueueDisc for Blue {
         self.tick
     }
 
+    fn timer_period(&self) -> Option<(Time, &'static str)> {
+        (self.p.update == Update::Interval).then_some((self.p.freeze_time, "freeze_time"))
+    }
+
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
         let Some(tick) = self.tick else { return };
         if now < tick {

@@ -197,6 +197,12 @@ pub trait QueueDisc {
     fn next_timer(&self) -> Option<Time> {
         None
     }
+    /// The period of the discipline's own timer when it fires at a fixed rate while the port has traffic
+    /// (BLUE's interval mode, ARED's timer, PIE's `t_update`, ODT/OB's sampling period), for the scenario's
+    /// events estimate, with the parameter that sets it; `None` when it has none.
+    fn timer_period(&self) -> Option<(Time, &'static str)> {
+        None
+    }
     /// The timer fired.
     fn on_timer(&mut self, _now: Time, _fx: &mut QueueEffects) {}
     /// The number of flows active through this port changed (a flow started, stopped or finished).
@@ -382,6 +388,9 @@ impl QueueDisc for AnyQueue {
     }
     fn next_timer(&self) -> Option<Time> {
         each_queue!(self, q => q.next_timer())
+    }
+    fn timer_period(&self) -> Option<(Time, &'static str)> {
+        each_queue!(self, q => q.timer_period())
     }
     fn on_timer(&mut self, now: Time, fx: &mut QueueEffects) {
         each_queue!(self, q => q.on_timer(now, fx))

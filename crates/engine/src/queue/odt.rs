@@ -154,6 +154,10 @@ impl QueueDisc for Odt {
         self.meter.period_end()
     }
 
+    fn timer_period(&self) -> Option<(Time, &'static str)> {
+        Some((self.meter.interval(), "interval"))
+    }
+
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
         if self.meter.period_end().is_some_and(|end| now >= end) {
             let (u, d) = self.meter.end_period(now);

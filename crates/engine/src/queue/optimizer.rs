@@ -427,6 +427,11 @@ impl Meter {
         self.busy_until = now + tx;
     }
 
+    /// The sampling period Δ.
+    pub fn interval(&self) -> Time {
+        self.interval
+    }
+
     /// When the current period ends (none before the first arrival).
     pub fn period_end(&self) -> Option<Time> {
         self.started.then_some(self.period_start + self.interval)

@@ -377,6 +377,10 @@ impl QueueDisc for Pie {
         self.tick
     }
 
+    fn timer_period(&self) -> Option<(Time, &'static str)> {
+        Some((self.p.t_update, "t_update"))
+    }
+
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
         let Some(tick) = self.tick else { return };
         if now < tick {

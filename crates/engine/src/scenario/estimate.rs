@@ -225,6 +225,11 @@ impl Estimate {
             let per_packet = if first { 5.0 } else { 2.0 };
             let what = format!("{}: up to {} packets/s for {} s", link.name, count(served), count(secs));
             self.add_events(&link.field_rate(), what, served * secs * per_packet);
+            if let Some((period, param)) = queue.timer_period() {
+                let ticks = secs / to_secs(period.max(1));
+                let what = format!("{}'s discipline timer: {} firings", link.name, count(ticks));
+                self.add_events(&format!("{}.{param}", link.queue_field), what, ticks);
+            }
         }
     }
 
