@@ -36,7 +36,32 @@ pub enum PerFlow<T> {
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct Uniform<T> {
+    #[serde(deserialize_with = "two_bounds", bound(deserialize = "T: Deserialize<'de>"))]
     pub uniform: (T, T),
+}
+
+/// `[low, high]`: exactly two items (a longer list is an error, not its first two).
+fn two_bounds<'de, D: de::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<(T, T), D::Error> {
+    struct V<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> de::Visitor<'de> for V<T> {
+        type Value = (T, T);
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of 2 values")
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let low = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+            let high = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+            let mut items = 2;
+            while seq.next_element::<de::IgnoredAny>()?.is_some() {
+                items += 1;
+            }
+            if items > 2 {
+                return Err(de::Error::invalid_length(items, &self));
+            }
+            Ok((low, high))
+        }
+    }
+    d.deserialize_seq(V(std::marker::PhantomData))
 }
 
 /// Told apart by the input's shape (a list, a table, anything else), so that an error inside a form names
@@ -509,6 +534,12 @@ fn group_tables(s: &Scenario, net: &Network, form: &Form) -> Result<Vec<GroupSou
         Some(_) => return err("flows", "expected a [flows] table or [[flows]] tables"),
     }
     if let Form::ParkingLot { cross: Some(cross) } = form {
+        if cross.get("route").is_some() {
+            return err(
+                "parking_lot.cross.route",
+                "not allowed: cross traffic crosses one hop each (cross1 the first, cross2 the second, ...)",
+            );
+        }
         for h in 0..net.links.len() {
             out.push(GroupSource {
                 field: "parking_lot.cross".to_string(),

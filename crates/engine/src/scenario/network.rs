@@ -143,13 +143,28 @@ fn per_hop<T: Copy>(v: &PerHop<T>, hops: usize, field: &str) -> Result<Vec<T>, S
 
 impl Network {
     pub(crate) fn from_scenario(s: &Scenario) -> Result<(Network, Form), ScenarioError> {
-        let given = [s.bottleneck.is_some(), s.parking_lot.is_some(), s.links.is_some()];
-        if given.iter().filter(|&&g| g).count() != 1 {
-            let field = if given.iter().any(|&g| g) { "links" } else { "bottleneck" };
-            return err(
-                field,
-                "required: exactly one network, a [bottleneck] table, a [parking_lot] table or [[links]]",
-            );
+        let given: Vec<&str> = [
+            (s.bottleneck.is_some(), "bottleneck"),
+            (s.parking_lot.is_some(), "parking_lot"),
+            (s.links.is_some(), "links"),
+        ]
+        .into_iter()
+        .filter_map(|(g, name)| g.then_some(name))
+        .collect();
+        match given.as_slice() {
+            [] => {
+                return err(
+                    "bottleneck",
+                    "required: exactly one network, a [bottleneck] table, a [parking_lot] table or [[links]]",
+                )
+            }
+            [_] => {}
+            [first, more @ ..] => {
+                return err(
+                    more[0],
+                    format!("a scenario has exactly one network: give [{first}] or [{}], not both", more[0]),
+                )
+            }
         }
         if let Some(b) = &s.bottleneck {
             let b: Bottleneck = from_value(b.clone(), "bottleneck")?;

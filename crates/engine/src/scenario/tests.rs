@@ -170,6 +170,30 @@ fn non_finite_values_name_the_field() {
 }
 
 #[test]
+fn a_uniform_form_has_exactly_two_bounds() {
+    let e = with(json!({"flows": {"rtt": {"uniform": ["40ms", "80ms", "abc", {"a": 1}, []]}}})).unwrap_err();
+    assert_eq!(e.field, "flows.rtt.uniform");
+    assert_eq!(e.message, "expected a list of 2 values, got a list of 5 values");
+    let e = with(json!({"flows": {"start": {"uniform": ["0s"]}}})).unwrap_err();
+    assert_eq!(e.field, "flows.start.uniform");
+    assert!(with(json!({"flows": {"access_rate": {"uniform": ["1Mbps", "2Mbps"]}}})).is_ok());
+}
+
+#[test]
+fn a_pareto_size_without_its_mean_names_the_mean() {
+    let e =
+        with(json!({"flows": {"count": null, "size": {"shape": 1.2}, "arrival": {"rate": 10}}})).unwrap_err();
+    assert_eq!(e.field, "flows.size.pareto", "{e}");
+}
+
+#[test]
+fn sizes_reach_petabytes() {
+    let c = with(json!({"limits": {"memory": "1PB"}})).unwrap();
+    assert_eq!(c.limits.memory_bytes, 1e15);
+    assert!(with(json!({"limits": {"memory": "2TB"}})).is_ok());
+}
+
+#[test]
 fn uniform_rtts_are_seeded() {
     let u = json!({"flows": {"rtt": {"uniform": ["120ms", "280ms"]}}});
     let a = with(u.clone()).unwrap();
@@ -248,6 +272,26 @@ fn routes_name_links_and_set_the_access_delay() {
     let e = links(json!({"bottleneck": {"rate": "1Mbps", "queue": {"discipline": "droptail", "limit": 5}}}))
         .unwrap_err();
     assert!(e.message.contains("exactly one network"), "{e}");
+    // Two networks: the second is named, not a table the scenario does not have.
+    let e = with(json!({"parking_lot": {"hops": 2, "rate": "1Mbps",
+        "queue": {"discipline": "droptail", "limit": 5}}}))
+    .unwrap_err();
+    assert_eq!(e.field, "parking_lot");
+    assert!(e.message.contains("give [bottleneck] or [parking_lot], not both"), "{e}");
+}
+
+#[test]
+fn parking_lot_cross_traffic_takes_no_route() {
+    let e = config_from_json(
+        &json!({"duration": "1s",
+            "parking_lot": {"hops": 3, "rate": "10Mbps", "delay": "5ms",
+                "queue": {"discipline": "droptail", "limit": 20},
+                "cross": {"count": 2, "rtt": "50ms", "route": ["hop1"]}},
+            "flows": {"count": 1, "rtt": "100ms"}})
+        .to_string(),
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "parking_lot.cross.route");
 }
 
 #[test]

@@ -51,6 +51,12 @@ impl SizeDist {
         let Value::Object(t) = v else {
             return Ok(SizeDist::Constant(bytes(v, field)?));
         };
+        if t.contains_key("shape") && !t.contains_key("pareto") {
+            return err(
+                &format!("{field}.pareto"),
+                "required with shape: the mean of { pareto = MEAN, shape = A }",
+            );
+        }
         let allowed: &[&str] =
             if t.contains_key("pareto") { &["pareto", "shape"] } else { &["exponential", "cdf"] };
         if let Some(k) = t.keys().find(|k| !allowed.contains(&k.as_str())) {
