@@ -3,8 +3,8 @@
 Strings such as ``"10Gbps"``, ``"100ms"``, ``"1500B"`` or ``"1.5KB"`` are read by the engine's own parser
 (``crates/engine/src/units.rs``), so a string means here exactly what it means in a scenario file. Plain
 numbers are SI base units (bits/s, seconds, bytes). Units are case-sensitive SI: ``"Mbps"``, not ``"mbps"``.
-Prefixes k/M/G/T are decimal (1 KB = 1000 B); sizes also take KiB/MiB/GiB. Every bad input raises
-:class:`~bufferlab.errors.BufferLabError` naming the field and showing valid syntax.
+Prefixes k/M/G/T (and P for sizes) are decimal (1 KB = 1000 B); sizes also take KiB/MiB/GiB/TiB/PiB.
+Every bad input raises :class:`~bufferlab.errors.BufferLabError` naming the field and showing valid syntax.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _RATE = _Kind(
 )
 _TIME_UNITS = ("s", "sec", "ms", "us", "µs", "ns", "ps", "min")
 _TIME = _Kind("time", "parse_time", "'100ms'", _TIME_UNITS, ", ".join(_TIME_UNITS))
-_SIZE_UNITS = ("B", "KB", "kB", "MB", "GB", "KiB", "MiB", "GiB")
+_SIZE_UNITS = ("B", "KB", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "PiB")
 _SIZE = _Kind("size", "parse_size", "'1500B'", _SIZE_UNITS, ", ".join(_SIZE_UNITS))
 
 

@@ -70,9 +70,13 @@ pub fn parse_size(s: &str) -> Option<f64> {
         "KB" | "kB" => 1e3,
         "MB" => 1e6,
         "GB" => 1e9,
+        "TB" => 1e12,
+        "PB" => 1e15,
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        "PiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0 * 1024.0,
         _ => return None,
     };
     Some(v * scale)
@@ -139,6 +143,9 @@ mod tests {
         assert_eq!(parse_size("1500B"), Some(1500.0));
         assert_eq!(parse_size("1.5KB"), Some(1500.0));
         assert_eq!(parse_size("1KiB"), Some(1024.0));
+        assert_eq!(parse_size("1PB"), Some(1e15));
+        assert_eq!(parse_size("2TB"), Some(2e12));
+        assert_eq!(parse_size("1TiB"), Some(1024f64.powi(4)));
         assert_eq!(parse_time("-3ms"), Some(-0.003));
         assert_eq!(parse_rate("fast"), None);
         assert_eq!(parse_time("10 parsecs"), None);
