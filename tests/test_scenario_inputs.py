@@ -191,3 +191,13 @@ def test_overrides_of_the_wrong_type_are_named(overrides: Any, message: str) -> 
 
 def test_a_single_override_string_is_one_override() -> None:
     assert bufferlab.run(tiny(), overrides="flows.count=3", progress=False).summary["flows"] == 3
+
+
+def test_an_integer_beyond_any_float_is_named() -> None:
+    scenario = tiny()
+    scenario["seed"] = 10**400
+    with pytest.raises(BufferLabError, match=r"^seed: must be a finite number, got an integer of 401 digits"):
+        bufferlab.run(scenario)
+    scenario["seed"] = 10**40  # read as the float 1e40, named by the engine's range check
+    with pytest.raises(BufferLabError, match=r"^seed: "):
+        bufferlab.run(scenario)

@@ -219,7 +219,14 @@ def _checked_value(value: Any, path: str, depth: int, open_ids: set) -> Any:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
-        return int(value)
+        number = int(value)
+        if -(2**63) <= number < 2**64:
+            return number
+        try:  # beyond 64 bits: the engine reads it as a float, as it would the same number in a file
+            return float(number)
+        except OverflowError:
+            raise BufferLabError(f"{_field(path)}: must be a finite number, got an integer of "
+                                 f"{len(str(abs(number)))} digits") from None
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value):
             raise BufferLabError(f"{_field(path)}: must be a finite number, got {float(value)!r}")
