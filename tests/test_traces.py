@@ -292,3 +292,45 @@ handshake = true
     assert (back["packet"] == "syn-ack").sum() == 3
     fwd = ev[(ev["kind"] == "dequeue") & (ev["port"] == "fwd")]
     assert (fwd["packet"] == "syn").sum() == 3
+
+
+def test_a_pcap_path_that_is_not_a_file_is_refused_before_the_run(lossy: Path, tmp_path: Path, capsys) -> None:
+    with pytest.raises(bufferlab.BufferLabError, match=r"^trace\.pcap: .* is a directory"):
+        bufferlab.run(lossy, trace={"pcap": str(tmp_path)})
+    out = tmp_path / "out"
+    assert main(["run", str(lossy), "--pcap", str(tmp_path), "--out", str(out)]) == 2
+    assert "--pcap: " in capsys.readouterr().err and not out.exists()
+    assert main(["run", str(lossy), "--set", f'trace.pcap="{tmp_path}"', "--out", str(out)]) == 2
+    assert "trace.pcap: " in capsys.readouterr().err and not out.exists()
+    if Path("/dev/full").exists():  # a device: the finished trace would replace it
+        with pytest.raises(bufferlab.BufferLabError, match=r"^trace\.pcap: /dev/full is not a regular file"):
+            bufferlab.run(lossy, trace={"pcap": "/dev/full"})
+    assert main(["run", str(lossy), "--pcap", "", "--out", str(out)]) == 2
+    assert "--pcap: empty path" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_pcap_lost_during_the_run_is_an_error_and_nothing_is_written(lossy: Path, tmp_path: Path) -> None:
+    """Writes that fail mid-run (here a file-size limit of 64 KB, as a full disk would) exit 1 naming the
+    pcap's source, with neither the pcap nor --out left behind."""
+    import resource
+    import signal
+    import sys
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    pcap, out = tmp_path / "x.pcap", tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "bufferlab", "run", str(lossy), "--quiet", "--pcap", str(pcap),
+                           "--out", str(out)], capture_output=True, text=True, preexec_fn=small_files,
+                          timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "--pcap: cannot write" in proc.stderr, proc.stderr
+    assert not out.exists() and not pcap.exists() and not Path(f"{pcap}.part").exists()
+    script = ("import sys, bufferlab\nfrom bufferlab.errors import OutputError\n"
+              "try:\n    bufferlab.run(sys.argv[1], trace={'pcap': sys.argv[2]}, progress=False)\n"
+              "except OutputError as exc:\n    print(exc)\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(lossy), str(pcap)], capture_output=True, text=True,
+                          preexec_fn=small_files, timeout=300)
+    assert proc.stdout.startswith("trace.pcap: cannot write"), proc.stdout + proc.stderr
+    assert not pcap.exists() and not Path(f"{pcap}.part").exists()

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 import numpy as np
 import pandas as pd
 
-from bufferlab.errors import BufferLabError
+from bufferlab.errors import BufferLabError, OutputError
 from bufferlab.index_tables import fill_index_tables
 from bufferlab.jsonout import dumps, json_ready
 from bufferlab.output import TABLES, OutputDir
@@ -503,6 +503,9 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - started
+    pcap_error = extra.get("trace", {}).get("pcap_error")
+    if pcap_error:  # the trace was lost (a full disk): an error, not a result without it
+        raise OutputError(f"trace.pcap: {pcap_error}")
     data = json.loads(text)
     t = np.frombuffer(time_s, dtype="<f8")
     ports = pd.DataFrame(data["ports"])

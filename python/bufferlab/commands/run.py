@@ -121,7 +121,7 @@ def _flow_count(spec: Dict[str, Any]) -> Optional[int]:
 def _scenario_for(args: argparse.Namespace) -> Any:
     """The scenario to run: the file with ``--set``, and with what ``--report``/``--plot`` draw from and
     ``--pcap`` switched on."""
-    if not (args.report or args.plot or args.pcap):
+    if not (args.report or args.plot or args.pcap is not None):
         return args.scenario
     from bufferlab import _engine
     from bufferlab.report import prepare_scenario
@@ -130,6 +130,9 @@ def _scenario_for(args: argparse.Namespace) -> Any:
     if args.pcap is not None:
         if not str(args.pcap).strip():
             raise BufferLabError("--pcap: empty path; give the file to write the packet trace into")
+        if Path(args.pcap).exists() and not Path(args.pcap).is_file():
+            what = "a directory" if Path(args.pcap).is_dir() else "not a regular file"
+            raise BufferLabError(f"--pcap: {args.pcap} is {what}; give the path of a file to write")
         try:
             Path(args.pcap).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -168,6 +171,12 @@ def handle(args: argparse.Namespace) -> int:
             target.discard()
             raise Interrupted(exc.simulated_s, exc.duration_s, f"nothing was written to {args.out}") from None
         raise
+    except OutputError as exc:  # the pcap was lost during the run: nothing is written
+        if target is not None:
+            target.discard()
+        if args.pcap is not None and str(exc).startswith("trace.pcap: "):
+            raise OutputError("--pcap: " + str(exc)[len("trace.pcap: "):]) from None
+        raise
     except BaseException:
         if target is not None:
             target.discard()
@@ -199,8 +208,6 @@ def handle(args: argparse.Namespace) -> int:
         figures = report.draw(report.RunData.from_results(results), args.plot, "--plot")
         written_any += [str(f) for fig in figures for f in fig.files]
     if results.trace.get("pcap"):
-        if results.trace.get("pcap_error"):
-            raise OutputError(f"--pcap: {results.trace['pcap_error']}")
         written_any.append(str(results.trace["pcap"]))
     if written_any and not args.json and not stdout_closed:
         print("wrote " + ", ".join(written_any))

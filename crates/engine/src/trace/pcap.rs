@@ -103,7 +103,19 @@ const RECORD_HEADER_BYTES: u64 = 16;
 const MAX_TCP_HEADER: u32 = 60;
 
 impl PcapSink {
+    /// Open `cfg.path`'s `.part` file and write the header. A path that exists and is not a regular file
+    /// (a directory, a device such as `/dev/full`) is refused: the finished trace replaces the path by a
+    /// rename, which would fail at the end of the run or replace the device.
     pub fn create(cfg: &PcapConfig) -> Result<Self, ScenarioError> {
+        if let Ok(meta) = std::fs::metadata(&cfg.path) {
+            if !meta.is_file() {
+                let what = if meta.is_dir() { "a directory" } else { "not a regular file" };
+                return Err(ScenarioError {
+                    field: "trace.pcap".into(),
+                    message: format!("{} is {what}; give the path of a file to write", cfg.path),
+                });
+            }
+        }
         let part = format!("{}.part", cfg.path);
         let file = File::create(&part).map_err(|e| ScenarioError {
             field: "trace.pcap".into(),
