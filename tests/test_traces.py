@@ -294,7 +294,7 @@ handshake = true
     assert (fwd["packet"] == "syn").sum() == 3
 
 
-def test_a_pcap_path_that_is_not_a_file_is_refused_before_the_run(lossy: Path, tmp_path: Path, capsys) -> None:
+def test_a_pcap_path_that_is_not_a_file_is_refused(lossy: Path, tmp_path: Path, capsys) -> None:
     with pytest.raises(bufferlab.BufferLabError, match=r"^trace\.pcap: .* is a directory"):
         bufferlab.run(lossy, trace={"pcap": str(tmp_path)})
     out = tmp_path / "out"
@@ -321,16 +321,16 @@ def test_a_pcap_lost_during_the_run_is_an_error_and_nothing_is_written(lossy: Pa
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
 
     pcap, out = tmp_path / "x.pcap", tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "bufferlab", "run", str(lossy), "--quiet", "--pcap", str(pcap),
-                           "--out", str(out)], capture_output=True, text=True, preexec_fn=small_files,
-                          timeout=300)
+    command = [sys.executable, "-m", "bufferlab", "run", str(lossy), "--quiet", "--pcap", str(pcap), "--out",
+               str(out)]
+    proc = subprocess.run(command, capture_output=True, text=True, preexec_fn=small_files, timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.count("\n") == 1 and "--pcap: cannot write" in proc.stderr, proc.stderr
     assert not out.exists() and not pcap.exists() and not Path(f"{pcap}.part").exists()
     script = ("import sys, bufferlab\nfrom bufferlab.errors import OutputError\n"
               "try:\n    bufferlab.run(sys.argv[1], trace={'pcap': sys.argv[2]}, progress=False)\n"
               "except OutputError as exc:\n    print(exc)\n")
-    proc = subprocess.run([sys.executable, "-c", script, str(lossy), str(pcap)], capture_output=True, text=True,
-                          preexec_fn=small_files, timeout=300)
+    proc = subprocess.run([sys.executable, "-c", script, str(lossy), str(pcap)], capture_output=True,
+                          text=True, preexec_fn=small_files, timeout=300)
     assert proc.stdout.startswith("trace.pcap: cannot write"), proc.stdout + proc.stderr
     assert not pcap.exists() and not Path(f"{pcap}.part").exists()
