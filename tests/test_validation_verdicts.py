@@ -57,6 +57,32 @@ def test_welch_interval_without_variance_is_the_difference():
         compare.welch_interval([], [1.0])
 
 
+def test_paired_interval_matches_scipy_and_pairs_the_rows():
+    stats = pytest.importorskip("scipy.stats")
+    # Runs that share their inputs: a common per-seed part cancels in each difference.
+    common = [0.70, 0.95, 0.80, 0.60, 0.90, 0.75, 0.85, 0.65]
+    a = [c + e for c, e in zip(common, [0.01, -0.02, 0.00, 0.02, -0.01, 0.01, 0.00, -0.01])]
+    b = [c + e for c, e in zip(common, [0.03, 0.01, 0.02, 0.04, 0.02, 0.03, 0.01, 0.02])]
+    ci = stats.ttest_rel(a, b).confidence_interval(0.95)
+    iv = compare.paired_interval(a, b)
+    assert iv.low == pytest.approx(ci.low, rel=1e-10) and iv.high == pytest.approx(ci.high, rel=1e-10)
+    assert iv.df == 7 and (iv.n_a, iv.n_b) == (8, 8)
+    row = compare.check_replicated("jain_index", a, b)
+    assert (row.ci_low, row.ci_high) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    assert row.verdict == "pass"  # the difference is about -0.02 ± 0.01, inside ±0.03
+    assert row.welch_verdict == "inconclusive"  # the seeds' spread of 0.1 swamps it unpaired
+    assert "Welch's interval" in compare.table_markdown(compare.Comparison(name="x", scenario={}, rows=[row]))
+    unpaired = compare.check_replicated("jain_index", a, b, paired=False)
+    assert unpaired.verdict == unpaired.welch_verdict == "inconclusive"
+    # A replication undefined on one side leaves its pair out; unequal counts fall back to Welch.
+    gap = compare.check_replicated("jain_index", a + [None], b + [0.5])
+    assert (gap.ci_low, gap.ci_high, gap.n_bufferlab) == (pytest.approx(ci.low), pytest.approx(ci.high), 8)
+    assert compare.check_replicated("jain_index", a, b[:-1]).ci_low == pytest.approx(
+        compare.welch_interval(a, b[:-1]).low)
+    with pytest.raises(BufferLabError, match="two or more pairs"):
+        compare.paired_interval([1.0], [2.0])
+
+
 def test_the_three_verdicts():
     assert compare.interval_verdict(-0.01, 0.015, 0.02) == "pass"
     assert compare.interval_verdict(-0.02, 0.02, 0.02) == "pass"  # the band's edges belong to it

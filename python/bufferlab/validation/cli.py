@@ -322,8 +322,10 @@ def write_report(comps: List[compare.Comparison], out: Path, *, ns3_only: bool =
         f"differences, are in [ns3-mapping.md]({_mapping_link(out)}).",
         "",
         "Verdicts: each metric's means over the replications (seeds `seed`, `seed`+1, ... in both "
-        "simulators), the difference BufferLab − ns-3 and its 95 % confidence interval (Welch's t, "
-        "Welch–Satterthwaite degrees of freedom). **pass**: the interval lies inside the tolerance band; "
+        "simulators), the difference BufferLab − ns-3 and its 95 % confidence interval, paired over the "
+        "seeds (seed s gives both simulators the same per-flow draws; Student's t on the per-seed "
+        "differences; a scenario's section names any row whose verdict Welch's unpaired interval would "
+        "change). **pass**: the interval lies inside the tolerance band; "
         "**fail**: entirely outside; **inconclusive**: it straddles an edge, and `validate` ran more seeds "
         f"(batches of half the initial count, up to {compare.CAP_FACTOR}× it unless `--max-replications` "
         "says otherwise); inconclusive at the cap does not pass. `runs` is the number of replications "

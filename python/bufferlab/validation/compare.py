@@ -11,9 +11,13 @@ Tolerances (issue "Agree with ns-3"), measured against the ns-3 value (its mean 
 * the RTT-unfairness exponent k of goodput ∝ RTT^-k: within 0.1 absolute where the RTTs spread by 10:1 or
   more (shown without a verdict from 2:1).
 
-Over replications a metric passes when the 95 % confidence interval (Welch) of the difference of the two
-means lies inside the tolerance band, fails when it lies entirely outside, and is inconclusive otherwise
-(:func:`compare_replicated` then runs more seeds, up to a cap).
+Over replications a metric passes when the 95 % confidence interval of the difference of the two means lies
+inside the tolerance band, fails when it lies entirely outside, and is inconclusive otherwise
+(:func:`compare_replicated` then runs more seeds, up to a cap). The runs come in pairs: seed s gives both
+simulators the same per-flow draws (start times, RTTs, access rates, through the engine's resolver), so the
+interval is the paired one (Student's t on the per-seed differences), in which what the draws decide
+cancels. Each row also keeps the unpaired reading (Welch's interval of two independent samples) and the
+report names every row whose verdict it would change.
 
 With one link the port metrics are the summary's (the bottleneck). With several, every link has its own
 utilization, loss rate (mark rate if it marks) and mean queue rows under the same rules, and the summary
@@ -33,7 +37,7 @@ import numpy as np
 
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
-from bufferlab.stats import CONFIDENCE, Interval, welch_interval  # noqa: F401 (re-exported)
+from bufferlab.stats import CONFIDENCE, Interval, paired_interval, welch_interval  # noqa: F401 (re-exported)
 from bufferlab.validation import ns3sim
 
 
@@ -42,8 +46,10 @@ class Row:
     """One line of a comparison table.
 
     ``bufferlab`` and ``ns3`` are means over the replications, ``difference`` their difference and
-    ``ci_low``/``ci_high`` its 95 % confidence interval (Welch); ``band`` is the tolerance's half-width
-    around zero. A single run (or a metric without spread) gives an interval of width zero.
+    ``ci_low``/``ci_high`` its 95 % confidence interval (paired over seeds when both sides have the same
+    seeds, else Welch's); ``band`` is the tolerance's half-width around zero. A single run (or a metric
+    without spread) gives an interval of width zero. ``welch_low``/``welch_high``/``welch_verdict`` are the
+    unpaired reading of the same values.
     """
 
     metric: str
@@ -59,6 +65,9 @@ class Row:
     n_ns3: int = 1
     #: the metric's key in :data:`TOLERANCES` (``metric`` may carry a link or group prefix)
     key: str = ""
+    welch_low: float = float("nan")
+    welch_high: float = float("nan")
+    welch_verdict: str = "-"
 
     @property
     def passed(self) -> bool:
@@ -138,11 +147,26 @@ def _finite(values: Sequence[Any]) -> List[float]:
     return [float(v) for v in values if v is not None and math.isfinite(float(v))]
 
 
-def check_replicated(metric: str, ours: Sequence[Any], ref: Sequence[Any], label: str | None = None) -> Row:
-    """One table row from per-replication values: BufferLab's ``ours`` against ns-3's ``ref``.
+def _pairs(ours: Sequence[Any], ref: Sequence[Any]) -> Tuple[List[float], List[float]] | None:
+    """The matched pairs of ``ours`` and ``ref`` (replication i of each) where both are defined, if the two
+    have one value per replication and two or more such pairs."""
+    if len(ours) != len(ref):
+        return None
+    kept = [(float(x), float(y)) for x, y in zip(ours, ref) if len(_finite([x, y])) == 2]
+    if len(kept) < 2:
+        return None
+    return [x for x, _ in kept], [y for _, y in kept]
 
-    Undefined values (None, NaN) are left out; a side with none fails a metric that has a tolerance. The
-    band is the metric's tolerance at the two means (relative tolerances relative to ns-3's mean).
+
+def check_replicated(metric: str, ours: Sequence[Any], ref: Sequence[Any], label: str | None = None,
+                     *, paired: bool = True) -> Row:
+    """One table row from per-replication values: BufferLab's ``ours`` against ns-3's ``ref``, replication
+    i of each from the same seed.
+
+    Undefined values (None, NaN) are left out; a side with none fails a metric that has a tolerance. With
+    ``paired`` and one value per replication on both sides the interval is the paired one over the
+    replications where both are defined, else Welch's; the row keeps Welch's reading beside it. The band is
+    the metric's tolerance at the two means (relative tolerances relative to ns-3's mean).
     """
     if metric not in TOLERANCES:
         raise BufferLabError(f"no tolerance defined for metric {metric!r}")
@@ -153,12 +177,16 @@ def check_replicated(metric: str, ours: Sequence[Any], ref: Sequence[Any], label
         nan = float("nan")
         return Row(label, float(np.mean(a)) if a else nan, float(np.mean(b)) if b else nan, nan, "-",
                    "fail" if rule else "-", n_bufferlab=len(a), n_ns3=len(b), key=metric)
-    iv = welch_interval(a, b)
+    welch = welch_interval(a, b)
+    pairs = _pairs(ours, ref) if paired else None
+    iv = paired_interval(*pairs) if pairs is not None else welch
     row = Row(label, iv.mean_a, iv.mean_b, iv.difference, "-", "-", iv.low, iv.high,
-              n_bufferlab=iv.n_a, n_ns3=iv.n_b, key=metric)
+              n_bufferlab=iv.n_a, n_ns3=iv.n_b, key=metric, welch_low=welch.low, welch_high=welch.high)
     if rule is not None:
         row.band, row.tolerance = rule(iv.mean_a, iv.mean_b)
         row.verdict = interval_verdict(iv.low, iv.high, row.band)
+        welch_band, _ = rule(welch.mean_a, welch.mean_b)
+        row.welch_verdict = interval_verdict(welch.low, welch.high, welch_band)
     return row
 
 
@@ -430,11 +458,11 @@ def compare_replicated(
     """:func:`compare_scenario` over seeds ``seed, seed+1, ...``, with statistical verdicts.
 
     Every metric's verdict compares the 95 % confidence interval of the difference of the two simulators'
-    means (Welch) with its tolerance band (:func:`check_replicated`). While a verdict is inconclusive and
-    none has failed, batches of ``ceil(replications / 2)`` more seeds (continuing the sequence) run in both
-    simulators, up to :func:`replication_cap` replications and, once ``time_budget_s`` seconds have passed
-    since the scenario started, no further batch. The seeds and so the verdicts depend only on the
-    scenario and these limits, not on timing, unless the time budget ends the extension.
+    means (paired over the seeds) with its tolerance band (:func:`check_replicated`). While a verdict is
+    inconclusive and none has failed, batches of ``ceil(replications / 2)`` more seeds (continuing the
+    sequence) run in both simulators, up to :func:`replication_cap` replications and, once ``time_budget_s``
+    seconds have passed since the scenario started, no further batch. The seeds and so the verdicts depend
+    only on the scenario and these limits, not on timing, unless the time budget ends the extension.
 
     With a ``pool`` (:class:`bufferlab.validation.pool.Ns3Pool`) a batch's ns-3 runs all start in its
     workers while the engine runs the same seeds here; the results are the same as without one. With a
@@ -659,6 +687,12 @@ def table_markdown(comp: Comparison) -> str:
             runs = f"{r.n_bufferlab}" if r.n_bufferlab == r.n_ns3 else f"{r.n_bufferlab} / {r.n_ns3}"
             lines.append(f"| {r.metric} | {_fmt(r.bufferlab)} | {_fmt(r.ns3)} | {_fmt(r.difference)} | "
                          f"{_interval(r)} | {_band(r)} | {runs} | {r.verdict} |")
+        flips = [r for r in comp.rows if r.welch_verdict != r.verdict and r.welch_verdict != "-"]
+        if flips:
+            other = "; ".join(f"{r.metric} {r.welch_verdict} ([{_fmt(r.welch_low)}, {_fmt(r.welch_high)}])"
+                              for r in flips)
+            lines += ["", "Read as two independent samples (Welch's interval) instead of pairs of runs with "
+                      f"the same seed, the verdict would differ: {other}."]
     elif comp.ns3:
         for metric in TOLERANCES:
             if metric in comp.ns3:
