@@ -82,3 +82,29 @@ def test_utilization_counts_a_straddling_packet_in_part() -> None:
         "bottleneck.rate=1Mbps", "tcp.packet_size=1500B", "duration=1.5s", "warmup=0.8976"])
     assert 0.99 < r.summary["utilization"] <= 1.0
     assert r.summary["partial"] is False
+
+
+# --------------------------------------------------------------------- the estimate against the runs
+
+#: Where the events estimate is looser than 2× of a busy run, and why: a port shared by 576- and 1,500-byte
+#: packets is bounded at the smaller size (1,500 / 576 = 2.6 times the per-packet headroom of about 1.2);
+#: senders without a window limit are counted at what they may offer as well as what the link serves.
+LOOSER = {"v34-two-groups-576B-1500B": 3.2, "poisson-injection": 2.5}
+
+
+def _scenarios() -> list:
+    return sorted((ROOT / "python" / "bufferlab" / "scenarios").glob("*.toml")) + sorted(
+        (ROOT / "validation" / "scenarios").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", _scenarios(), ids=lambda p: p.stem)
+def test_the_events_estimate_bounds_every_example_and_validation_run(path: Path) -> None:
+    """Never below what the run takes; at most 2× above what it would take with its links busy (the
+    estimate assumes they are: the run's events over the first link's utilization)."""
+    estimated = bufferlab.resolve(path)["estimate"]["events"]
+    summary = bufferlab.run(path, progress=False).summary
+    events, busy = summary["events"], max(summary["utilization"], 0.25)
+    assert estimated >= events, f"estimate {estimated:.3g} below the run's {events:.3g} events"
+    factor = LOOSER.get(path.stem, 2.0)
+    assert estimated <= factor * events / busy, (
+        f"estimate {estimated:.3g} over {factor}x the {events:.3g} events of a run at utilization {busy:.2f}")
