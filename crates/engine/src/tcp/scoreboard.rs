@@ -4,7 +4,8 @@
 //! Entries are indexed from the first unacknowledged segment. `IsLost` is monotone (a segment with
 //! `dupthresh` SACKed segments above it has at least as many above every segment below it), so the lost
 //! segments are exactly the unSACKed ones below a frontier that only moves up; [`Scoreboard::mark_lost_by_sack`]
-//! advances it incrementally.
+//! advances it incrementally. The SACKed entries are also kept as disjoint ranges, so that an ACK whose SACK
+//! blocks repeat what earlier ones said (a block grows by a segment per ACK) touches only what is new.
 
 use crate::time::Time;
 use std::collections::VecDeque;
@@ -36,6 +37,10 @@ pub struct Scoreboard {
     sacked_below: u32,
     /// Lowest index that may be lost and not yet retransmitted.
     rxt_hint: usize,
+    /// Entries ever acknowledged: entry `i` is segment `base + i` of the connection.
+    base: u64,
+    /// The SACKed entries as sorted, disjoint, non-adjacent ranges `[start, end)` of segment numbers.
+    sacked_ranges: Vec<(u64, u64)>,
 }
 
 impl Scoreboard {
@@ -78,22 +83,58 @@ impl Scoreboard {
             self.sacked_below -= sacked_removed;
         }
         self.rxt_hint = self.rxt_hint.saturating_sub(n);
+        self.base += n as u64;
+        let gone = self.sacked_ranges.partition_point(|r| r.1 <= self.base);
+        self.sacked_ranges.drain(..gone);
+        if let Some(first) = self.sacked_ranges.first_mut() {
+            first.0 = first.0.max(self.base);
+        }
         (oldest.sent_at, oldest.flags & EVER_RETX != 0)
     }
 
-    /// Mark entries `[lo, hi)` SACKed.
+    /// Mark entries `[lo, hi)` SACKed, touching only those not SACKed already.
     pub fn sack(&mut self, lo: usize, hi: usize) {
-        for i in lo..hi.min(self.segs.len()) {
-            let f = self.segs[i].flags;
-            if f & SACKED == 0 {
-                self.segs[i].flags |= SACKED;
-                self.sacked += 1;
-                self.lost -= (f & LOST != 0) as u32;
-                self.retx -= (f & RETX != 0) as u32;
-                if i < self.frontier {
-                    self.sacked_below += 1;
+        let (start, end) = (self.base + lo as u64, self.base + hi.min(self.segs.len()) as u64);
+        if start >= end {
+            return;
+        }
+        let mut pos = start;
+        let mut k = self.sacked_ranges.partition_point(|r| r.1 <= pos);
+        while pos < end {
+            match self.sacked_ranges.get(k) {
+                Some(&(s, e)) if s <= pos => {
+                    pos = e;
+                    k += 1;
+                }
+                next => {
+                    let gap_end = next.map_or(end, |r| r.0.min(end));
+                    for i in (pos - self.base) as usize..(gap_end - self.base) as usize {
+                        self.mark_sacked(i);
+                    }
+                    pos = gap_end;
                 }
             }
+        }
+        // Merge [start, end) with the ranges it overlaps or touches.
+        let first = self.sacked_ranges.partition_point(|r| r.1 < start);
+        let last = self.sacked_ranges.partition_point(|r| r.0 <= end);
+        let merged = if first < last {
+            (start.min(self.sacked_ranges[first].0), end.max(self.sacked_ranges[last - 1].1))
+        } else {
+            (start, end)
+        };
+        self.sacked_ranges.splice(first..last, [merged]);
+    }
+
+    fn mark_sacked(&mut self, i: usize) {
+        let f = self.segs[i].flags;
+        debug_assert!(f & SACKED == 0, "entry {i} outside the SACKed ranges is SACKed");
+        self.segs[i].flags |= SACKED;
+        self.sacked += 1;
+        self.lost -= (f & LOST != 0) as u32;
+        self.retx -= (f & RETX != 0) as u32;
+        if i < self.frontier {
+            self.sacked_below += 1;
         }
     }
 
@@ -214,7 +255,7 @@ mod tests {
                 0 | 1 => sb.push(step),
                 2 if n > 0 => {
                     let lo = (rng.next_u64() % n as u64) as usize;
-                    let hi = lo + 1 + (rng.next_u64() % 4) as usize;
+                    let hi = lo + 1 + (rng.next_u64() % 40) as usize;
                     sb.sack(lo, hi);
                 }
                 3 if n > 0 => {
@@ -240,6 +281,14 @@ mod tests {
             let next = sb.next_lost();
             let want = sb.segs.iter().position(|s| s.flags & (SACKED | LOST | RETX) == LOST);
             assert_eq!(next, want, "step {step}");
+            let in_ranges = |i: usize| {
+                let seg = sb.base + i as u64;
+                sb.sacked_ranges.iter().any(|&(s, e)| s <= seg && seg < e)
+            };
+            for i in 0..sb.len() {
+                assert_eq!(sb.segs[i].flags & SACKED != 0, in_ranges(i), "step {step}: entry {i}");
+            }
+            assert!(sb.sacked_ranges.windows(2).all(|w| w[0].1 < w[1].0), "step {step}: ranges disjoint");
         }
     }
 }
