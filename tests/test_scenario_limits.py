@@ -108,3 +108,31 @@ def test_the_events_estimate_bounds_every_example_and_validation_run(path: Path)
     factor = LOOSER.get(path.stem, 2.0)
     assert estimated <= factor * events / busy, (
         f"estimate {estimated:.3g} over {factor}x the {events:.3g} events of a run at utilization {busy:.2f}")
+
+
+def _peak_rss(count: int) -> tuple:
+    """(peak resident bytes of a fresh interpreter that runs the droptail example with ``count`` flows
+    through ``bufferlab.run``, the memory estimate)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import resource, sys, bufferlab\n"
+        "sets = ['flows.count=' + sys.argv[1], 'duration=0.01s', 'warmup=0s', 'flows.start=0s']\n"
+        "estimate = bufferlab.resolve('droptail', sets)['estimate']['memory_bytes']\n"
+        "results = bufferlab.run('droptail', overrides=sets, progress=False)\n"
+        "assert len(results.flows) == int(sys.argv[1])\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, estimate)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(count)], capture_output=True, text=True, check=True,
+                         timeout=600).stdout.split()
+    return float(out[0]), float(out[1])
+
+
+def test_the_memory_estimate_counts_the_python_tables() -> None:
+    """200,000 flows through ``bufferlab.run``: what the process gains over a run of 1,000 flows (the
+    interpreter and its libraries) lies between the estimate's gain and half of it."""
+    small_rss, small_estimate = _peak_rss(1_000)
+    large_rss, large_estimate = _peak_rss(200_000)
+    used, estimated = large_rss - small_rss, large_estimate - small_estimate
+    assert used <= estimated <= 2 * used, f"estimate {estimated / 1e6:.0f} MB, used {used / 1e6:.0f} MB"

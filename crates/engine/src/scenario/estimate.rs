@@ -17,8 +17,13 @@ use crate::units::Bytes;
 use serde::Deserialize;
 
 /// Bytes per flow slot over a run: configuration, sender, receiver, pipes, event-queue entries and the
-/// initial window's packets (measured: about 1.7 KB for 10,000 to 1,000,000 flows).
-pub const FLOW_BYTES: f64 = 2_000.0;
+/// initial window's packets (measured: about 1.7 KB for 10,000 to 1,000,000 flows, 2.1 KB with every flow
+/// starting at once).
+pub const FLOW_BYTES: f64 = 2_200.0;
+/// Bytes per row of the flow table once the run ends: the engine's results, the text handed to Python, its
+/// parsed records and the DataFrame built from them (measured through `bufferlab.run`: 4.3 KB per flow in
+/// all, engine included, for 200,000 flows, 3.5 KB for 1,000,000; `tests/test_scenario_limits.py`).
+pub const FLOW_RESULT_BYTES: f64 = 2_600.0;
 /// Bytes per packet waiting in a queue or a pipe (the packet and its arrival time, in a ring buffer that
 /// may be up to twice its length).
 pub const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + std::mem::size_of::<Time>()) as f64;
@@ -143,7 +148,8 @@ impl Estimate {
                 let n = g.flows.len() as f64;
                 let field = format!("{}.count", g.field);
                 let what = format!("{} flows", count(n));
-                self.add_memory(&field, what.clone(), n * (FLOW_BYTES + burst));
+                // Each fixed flow also has its row in the results.
+                self.add_memory(&field, what.clone(), n * (FLOW_BYTES + FLOW_RESULT_BYTES + burst));
                 let timeouts = secs / to_secs(g.tcp.rto.max);
                 let per_flow = FLOW_EVENTS + WINDOW_EVENTS * g.tcp.initial_window + timeouts;
                 self.add_events(&field, what, n * per_flow);
