@@ -124,8 +124,8 @@ def _peak_rss(count: int) -> tuple:
         "assert len(results.flows) == int(sys.argv[1])\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, estimate)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script, str(count)], capture_output=True, text=True, check=True,
-                         timeout=600).stdout.split()
+    out = subprocess.run([sys.executable, "-c", script, str(count)], capture_output=True, text=True,
+                         check=True, timeout=600).stdout.split()
     return float(out[0]), float(out[1])
 
 
