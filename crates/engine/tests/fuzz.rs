@@ -50,6 +50,24 @@ const BASES: &[&str] = &[
     r#"{"duration": "1s", "bottleneck": {"rate": "10Mbps", "queue": {"discipline": "eun-wang", "flows": "live"}},
         "flows": {"count": 4, "rtt": "20ms", "size": {"exponential": "20KB"}, "tcp": {"ecn": true, "pacing": "linux"}},
         "udp": [{"pattern": "cbr", "rate": "2Mbps"}], "limits": {"memory": "1GB", "events": 1e8}}"#,
+    r#"{"duration": "1s", "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 30}},
+        "flows": {"count": 4, "rtt": "40ms"},
+        "trace": {"events": true, "kinds": ["drop", "timeout", "state"], "flows": [0, "1-2"], "ports": ["bottleneck"],
+                  "start": "0.1s", "stop": "0.9s", "max_events": 1000, "pcap": "fuzz-never-written.pcap",
+                  "port": "bottleneck", "side": "ingress", "snaplen": 96, "max_packets": 100, "max_bytes": "1MB"},
+        "limits": {"memory": "2GB", "events": "1e9"}}"#,
+    r#"{"duration": "1s",
+        "links": [{"name": "a", "rate": "10Mbps", "delay": "2ms", "queue": {"discipline": "droptail", "limit": 20}},
+                  {"name": "b", "rate": "8Mbps", "delay": "3ms", "queue": {"discipline": "red", "limit": 40}},
+                  {"name": "c", "rate": "6Mbps", "delay": "4ms", "queue": {"discipline": "codel", "limit": 60}},
+                  {"name": "back", "rate": "10Mbps", "delay": "9ms", "queue": {"discipline": "droptail", "limit": 20}}],
+        "flows": [{"name": "long", "count": 2, "rtt": "60ms", "route": ["a", "b", "c"], "ack_route": ["back"]},
+                  {"name": "mid", "count": 2, "rtt": "40ms", "route": ["b", "c"]},
+                  {"name": "short", "count": 1, "rtt": "30ms", "route": ["c"], "start": "0.2s"}]}"#,
+    r#"{"duration": "1s", "parking_lot": {"hops": 3, "rate": "10Mbps", "delay": ["1ms", "2ms", "3ms"],
+            "queue": {"discipline": "droptail", "limit": 25},
+            "cross": {"count": 2, "rtt": {"uniform": ["20ms", "30ms"]}, "start": "0.1s", "tcp": {"delayed_ack": true}}},
+        "flows": {"count": 2, "rtt": "50ms"}}"#,
 ];
 
 /// A replacement value: wrong types, edges, non-finite markers, unit strings, nested forms.
@@ -276,7 +294,9 @@ proptest! {
     }
 }
 
-/// A small valid scenario: one bottleneck (a random discipline), a few TCP flows, maybe a UDP source.
+/// A small valid scenario: one bottleneck (a random discipline), a parking lot of two hops with cross
+/// traffic, or three `[[links]]` with multi-hop routes and queued ACKs; a few TCP flows, maybe a UDP source,
+/// maybe an event trace.
 fn small_scenario() -> impl Strategy<Value = Value> {
     let discipline = proptest::sample::select(vec![
         json!({"discipline": "droptail"}),
@@ -293,8 +313,9 @@ fn small_scenario() -> impl Strategy<Value = Value> {
         (1u32..=20, 0u32..=20, discipline, 1u64..=100),
         (1u32..=5, cc, any::<bool>(), proptest::sample::select(vec![64u32, 500, 1000, 1500])),
         (200u32..=2000, 0.0f64..1.0, proptest::option::of((100u32..=5000, 20u32..=1500)), any::<u64>()),
+        (0u8..3, any::<bool>()),
     )
-        .prop_map(|((mbps, delay_ms, mut queue, limit), (flows, cc, delack, pkt), (dur_ms, warm, udp, seed))| {
+        .prop_map(|((mbps, delay_ms, mut queue, limit), (flows, cc, delack, pkt), (dur_ms, warm, udp, seed), (form, trace))| {
             queue["limit"] = json!(limit);
             let duration = dur_ms as f64 / 1000.0;
             let warmup = ((duration - 1e-6) * warm * 1e6).floor() / 1e6;
@@ -307,6 +328,36 @@ fn small_scenario() -> impl Strategy<Value = Value> {
             });
             if let Some((kbps, size)) = udp {
                 s["udp"] = json!([{"pattern": "poisson", "rate": format!("{kbps}kbps"), "packet_size": size}]);
+            }
+            let rate = format!("{mbps}Mbps");
+            let hop_delay = format!("{}ms", delay_ms / 2);
+            match form {
+                1 => {
+                    let bottleneck = s.as_object_mut().unwrap().remove("bottleneck").unwrap();
+                    s["parking_lot"] = json!({"hops": 2, "rate": rate, "delay": hop_delay, "queue": bottleneck["queue"],
+                        "cross": {"count": 1 + flows / 2, "rtt": rtt * 2.0, "tcp": {"delayed_ack": !delack}}});
+                }
+                2 => {
+                    let bottleneck = s.as_object_mut().unwrap().remove("bottleneck").unwrap();
+                    let link = |name: &str, q: &Value| json!({"name": name, "rate": rate, "delay": hop_delay, "queue": q});
+                    let droptail = json!({"discipline": "droptail", "limit": 50});
+                    s["links"] = json!([link("a", &bottleneck["queue"]), link("b", &droptail), link("back", &droptail)]);
+                    let flows_table = s.as_object_mut().unwrap().remove("flows").unwrap();
+                    let mut other = flows_table.clone();
+                    other["route"] = json!(["b"]);
+                    let mut long = flows_table;
+                    long["route"] = json!(["a", "b"]);
+                    long["ack_route"] = json!(["back"]);
+                    long["rtt"] = json!({"uniform": [rtt * 2.0, rtt * 4.0]});
+                    s["flows"] = json!([long, other]);
+                    if s.get("udp").is_some() {
+                        s["udp"][0]["route"] = json!(["a"]);
+                    }
+                }
+                _ => {}
+            }
+            if trace {
+                s["trace"] = json!({"events": true, "kinds": ["drop", "timeout", "state", "mark"], "max_events": 5000});
             }
             s
         })

@@ -690,6 +690,12 @@ pub(crate) fn resolve_groups(
             let rtts = t.rtt.expand(&field("rtt"), n, &mut st(stream::RTT), valid_rtt)?;
             let rates =
                 t.access_rate.expand(&field("access_rate"), n, &mut st(stream::ACCESS_RATE), valid_rate)?;
+            // Stops first (each field draws from its own stream): the default start spread derives from them.
+            let valid_stop = |f: &str, v: f64| check(f, !v.is_nan() && v > 0.0, "> 0 s", v);
+            let stops = match &t.stop {
+                Some(x) => x.expand(&field("stop"), n, &mut st(stream::STOP), valid_stop)?,
+                None => vec![f64::INFINITY; n],
+            };
             let valid_start = |f: &str, v: f64| finite_range(f, v, 0.0, s.duration.0, "in [0, duration]");
             let default_start = || {
                 let earliest_stop = t.stop.as_ref().map_or(f64::INFINITY, |x| x.range().0);
@@ -698,11 +704,6 @@ pub(crate) fn resolve_groups(
             };
             let start = t.start.clone().unwrap_or_else(default_start);
             let starts = start.expand(&field("start"), n, &mut st(stream::START), valid_start)?;
-            let valid_stop = |f: &str, v: f64| check(f, !v.is_nan() && v > 0.0, "> 0 s", v);
-            let stops = match &t.stop {
-                Some(x) => x.expand(&field("stop"), n, &mut st(stream::STOP), valid_stop)?,
-                None => vec![f64::INFINITY; n],
-            };
             // With a uniform start or stop, every stop must follow every start, whatever the draws.
             if let (Some(start), Some(stop)) = (&t.start, &t.stop) {
                 if matches!(start, PerFlow::Uniform(_)) || matches!(stop, PerFlow::Uniform(_)) {
