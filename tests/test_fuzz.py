@@ -343,3 +343,85 @@ def test_named_field_accepts_the_table_of_a_missing_field() -> None:
                     "bottleneck.rate.x.y: bad", "flows[0].tcp.x: bad"):
         with pytest.raises(AssertionError):
             named_field(message, [scenario], [])
+
+
+# --- every command's arguments -----------------------------------------------------------------------------
+
+#: Hostile option values: empty, negative, zero, huge, beyond a float, non-finite, not numbers, paths that
+#: cannot be written or read, malformed KEY=VALUE and grid specifications.
+HOSTILE = ["", "-1", "0", "1e308", "1e400", "nan", "inf", "-inf", "abc", "3mbps", "10 parsecs", "/proc/x",
+           "/dev/zero", "/", "x=1", "=", "a..b", "bottleneck.queue.limit=abc", "flows.count=0",
+           "duration=1e9s", "bottleneck.queue.limit=1..1000000:lin:1000000", "[1,", "1,2,,3", "٣"]
+
+#: Each command with arguments that keep its work small whatever is added (a short run, a dry sweep); the
+#: options drawn for it. `validate`, `reproduce`, `bench` and `advise --verify` start long jobs when their
+#: arguments are valid and have their own tests of bad arguments.
+COMMANDS: Dict[str, Tuple[List[str], List[str]]] = {
+    "run": (["run", "droptail", "--quiet", "--set", "duration=0.05s", "--set", "warmup=0s",
+             "--set", "flows.start=0s", "--set", "flows.count=3"],
+            ["--set", "--out", "--pcap", "--plot", "--json", "--force"]),
+    "sweep": (["sweep", "droptail", "--dry-run", "--quiet", "--set", "duration=0.05s"],
+              ["--grid", "--zip", "--seeds", "--set", "--workers", "--out"]),
+    "advise": (["advise"], ["--capacity", "--flows", "--rtt", "--target-utilization", "--packet-size",
+                            "--wmax", "--alpha", "--epsilon", "--json"]),
+    "model queueing": (["model", "queueing"], []),
+    "model tiny-buffers": (["model", "tiny-buffers"], []),
+    "model eun-wang": (["model", "eun-wang"], []),
+    "model whittle": (["model", "whittle"], []),
+    "report": (["report"], []),
+    "plot": (["plot"], ["--x", "--y", "--hue", "--col", "--where", "--logx", "--out"]),
+}
+
+
+def _options(words: List[str]) -> List[str]:
+    """The options of the (sub)command ``words`` names, from the CLI's own parser."""
+    import argparse
+
+    from bufferlab.cli import build_parser
+
+    parser: Any = build_parser()
+    for word in words:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    return [a.option_strings[-1] for a in parser._actions
+            if a.option_strings and "-h" not in a.option_strings]
+
+
+@st.composite
+def command_line(draw: Any) -> List[str]:
+    name = draw(st.sampled_from(sorted(COMMANDS)))
+    argv, options = COMMANDS[name]
+    argv = list(argv)
+    if name in ("report", "plot"):
+        argv.append(draw(st.sampled_from(HOSTILE)))
+    options = options or _options(name.split())
+    for _ in range(draw(st.integers(1 if options else 0, 3 if options else 0))):
+        option = draw(st.sampled_from(options))
+        argv.append(option)
+        if option not in ("--json", "--force", "--quiet", "--dry-run", "--per-flow", "--series"):
+            argv.append(draw(st.sampled_from(HOSTILE)))
+    return argv
+
+
+@FUZZ
+@given(argv=command_line())
+def test_every_command_answers_hostile_arguments_cleanly(argv: List[str], tmp_path_factory: Any) -> None:
+    """An exit status of 0, 1 or 2 within the watchdog, and a failure says so in one line naming what it
+    refuses (an argument error from argparse, or `bufferlab: error: ...`), never a traceback."""
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cli"))
+    try:
+        with watchdog(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as exc:  # argparse: an unknown option or a value of the wrong type
+                status = int(exc.code or 0)
+    finally:
+        os.chdir(cwd)
+    log({"test": "commands", "argv": argv, "status": status, "stderr": err.getvalue()})
+    assert status in (0, 1, 2), f"exit {status}: {err.getvalue()}"
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    if status != 0:
+        last = err.getvalue().strip().splitlines()[-1]
+        assert last.startswith("bufferlab: error: ") or ": error: " in last, err.getvalue()
