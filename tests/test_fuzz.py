@@ -22,6 +22,7 @@ import math
 import os
 import re
 import signal
+import tempfile
 import threading
 from typing import Any, Dict, Iterator, List, Tuple
 
@@ -64,8 +65,41 @@ def shortened(node: Any, key: str = "") -> Any:
     return node
 
 
+#: Inputs beside the shipped examples, for the surfaces none of them has: ``[trace]`` (events and a pcap),
+#: ``[limits]``, three ``[[links]]`` with multi-hop routes and queued ACKs, a parking lot's cross traffic.
+EXTRA: Dict[str, Dict[str, Any]] = {
+    "fuzz-trace-limits": {
+        "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 30}},
+        "flows": {"count": 4, "rtt": "40ms"},
+        "trace": {"events": True, "kinds": ["drop", "timeout", "state"], "flows": [0, "1-2"],
+                  "ports": ["bottleneck"], "start": "0.1s", "stop": "0.9s", "max_events": 1000,
+                  "pcap": os.path.join(tempfile.gettempdir(), "bufferlab-fuzz.pcap"), "port": "bottleneck",
+                  "side": "ingress", "snaplen": 96, "max_packets": 100, "max_bytes": "1MB"},
+        "limits": {"memory": "2GB", "events": 1e9}},
+    "fuzz-links-routes": {
+        "links": [{"name": "a", "rate": "10Mbps", "delay": "2ms",
+                   "queue": {"discipline": "droptail", "limit": 20}},
+                  {"name": "b", "rate": "8Mbps", "delay": "3ms", "queue": {"discipline": "red", "limit": 40}},
+                  {"name": "back", "rate": "10Mbps", "delay": "9ms",
+                   "queue": {"discipline": "droptail", "limit": 20}}],
+        "flows": [{"name": "long", "count": 2, "rtt": "60ms", "route": ["a", "b"], "ack_route": ["back"]},
+                  {"name": "short", "count": 2, "rtt": "30ms", "route": ["b"]}]},
+    "fuzz-parking-lot-cross": {
+        "parking_lot": {"hops": 3, "rate": "10Mbps", "delay": ["1ms", "2ms", "3ms"],
+                        "queue": {"discipline": "droptail", "limit": 25},
+                        "cross": {"count": 2, "rtt": {"uniform": ["20ms", "30ms"]},
+                                  "tcp": {"delayed_ack": True}}},
+        "flows": {"count": 2, "rtt": "50ms"}},
+}
+
+
+def sources() -> List[str]:
+    """What mutations start from: the shipped examples and :data:`EXTRA`."""
+    return list(simulate.examples()) + sorted(EXTRA)
+
+
 def base(name: str) -> Dict[str, Any]:
-    scenario = shortened(bufferlab.load_scenario(name))
+    scenario = copy.deepcopy(EXTRA[name]) if name in EXTRA else shortened(bufferlab.load_scenario(name))
     scenario["duration"], scenario["warmup"] = "1s", "0.5s"
     return scenario
 
@@ -135,7 +169,7 @@ POOLS = {"bool": BOOLS, "number": NUMBERS, "time": TIMES, "rate": RATES, "size":
 @st.composite
 def mutated(draw: Any) -> Tuple[str, Dict[str, Any], List[Tuple[str, Path_, Any]]]:
     """(example name, mutated scenario, the mutations as (action, path, value))."""
-    name = draw(st.sampled_from(simulate.examples()))
+    name = draw(st.sampled_from(sources()))
     scenario = base(name)
     done: List[Tuple[str, Path_, Any]] = []
     for _ in range(draw(st.sampled_from([1, 1, 1, 2, 3]))):
@@ -191,7 +225,7 @@ def toml_document(scenario: Dict[str, Any]) -> str:
 @st.composite
 def overridden(draw: Any) -> Tuple[str, Dict[str, Any], List[str]]:
     """(example name, its shortened scenario, --set overrides mutating one to three of its fields)."""
-    name = draw(st.sampled_from(simulate.examples()))
+    name = draw(st.sampled_from(sources()))
     scenario = base(name)
     sets: List[str] = []
     for _ in range(draw(st.sampled_from([1, 1, 1, 2, 3]))):
