@@ -293,6 +293,17 @@ def check_summary(summary: Dict[str, Any], ports: List[Dict[str, Any]]) -> None:
 
 
 @contextlib.contextmanager
+def elsewhere(factory: Any) -> Iterator[None]:
+    """Run in a fresh temporary directory: a mutated ``trace.pcap`` may name a file relative to it."""
+    cwd = os.getcwd()
+    os.chdir(factory.mktemp("cwd"))
+    try:
+        yield
+    finally:
+        os.chdir(cwd)
+
+
+@contextlib.contextmanager
 def watchdog() -> Iterator[None]:
     """Interrupt the run (SIGINT) if it takes longer than WATCHDOG_S: it then counts as not finishing."""
     timer = threading.Timer(WATCHDOG_S, os.kill, (os.getpid(), signal.SIGINT))
@@ -315,7 +326,8 @@ def log(record: Dict[str, Any]) -> None:
 
 @FUZZ
 @given(case=mutated(), use_overrides=st.booleans())
-def test_python_api_mutated_scenarios(case: Tuple[str, Dict[str, Any], list], use_overrides: bool) -> None:
+def test_python_api_mutated_scenarios(case: Tuple[str, Dict[str, Any], list], use_overrides: bool,
+                                      tmp_path_factory: Any) -> None:
     name, scenario, mutations = case
     overrides: List[str] = []
     if use_overrides:  # the last mutation as an override instead, where a dotted key can say it
@@ -326,7 +338,7 @@ def test_python_api_mutated_scenarios(case: Tuple[str, Dict[str, Any], list], us
     with contextlib.suppress(BufferLabError):
         assume(affordable(simulate.apply_overrides(copy.deepcopy(scenario), overrides)))
     try:
-        with watchdog():
+        with watchdog(), elsewhere(tmp_path_factory):
             results = bufferlab.run(scenario, overrides=overrides, progress=False)
     except BufferLabError as exc:
         log({**record, "error": str(exc)})
@@ -350,7 +362,8 @@ def test_cli_set_overrides(case: Tuple[str, Dict[str, Any], List[str]], tmp_path
         assume(affordable(simulate.apply_overrides(copy.deepcopy(scenario), sets)))
     argv = ["run", str(path), "--json", "--quiet", *(a for s in sets for a in ("--set", s))]
     out, err = io.StringIO(), io.StringIO()
-    with watchdog(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with watchdog(), elsewhere(tmp_path_factory), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
         status = main(argv)
     log({"test": "cli", "example": name, "sets": sets, "status": status, "stderr": err.getvalue(),
          "summary": json.loads(out.getvalue()) if status == 0 else None})
@@ -443,16 +456,12 @@ def test_every_command_answers_hostile_arguments_cleanly(argv: List[str], tmp_pa
     """An exit status of 0, 1 or 2 within the watchdog, and a failure says so in one line naming what it
     refuses (an argument error from argparse, or `bufferlab: error: ...`), never a traceback."""
     out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("cli"))
-    try:
-        with watchdog(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                status = main(argv)
-            except SystemExit as exc:  # argparse: an unknown option or a value of the wrong type
-                status = int(exc.code or 0)
-    finally:
-        os.chdir(cwd)
+    with watchdog(), elsewhere(tmp_path_factory), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as exc:  # argparse: an unknown option or a value of the wrong type
+            status = int(exc.code or 0)
     log({"test": "commands", "argv": argv, "status": status, "stderr": err.getvalue()})
     assert status in (0, 1, 2), f"exit {status}: {err.getvalue()}"
     assert "Traceback" not in err.getvalue(), err.getvalue()
