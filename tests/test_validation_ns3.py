@@ -564,8 +564,52 @@ def test_validate_without_ns3_exits_2(monkeypatch, capsys, tmp_path):
 def test_validate_bad_file():
     args = argparse.Namespace(scenarios=["/nonexistent.toml"], quick=False, out="x", ns3_only=False,
                               isolate=False)
-    with pytest.raises(BufferLabError, match="no such scenario"):
+    with pytest.raises(BufferLabError, match="scenario file not found: /nonexistent.toml"):
         cli.handler(args)
+
+
+def validate_cli(capsys, *argv):
+    """``bufferlab validate ARGV`` in this process: its exit status and its standard error's lines."""
+    from bufferlab.cli import main  # noqa: PLC0415
+
+    status = main(["validate", *argv])
+    return status, capsys.readouterr().err.splitlines()
+
+
+def test_validate_reads_files_as_run_does_and_checks_them_before_writing(tmp_path, monkeypatch, capsys):
+    """Files `bufferlab run` refuses with one line (not UTF-8, nested too deeply, larger than 16 MB, a field
+    the engine refuses) are refused so by validate, before --out or its figures and results exist."""
+    monkeypatch.setattr(ns3sim, "ns3_available", lambda: True)
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes('name = "café"\n'.encode("latin-1"))
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 3000 + "]" * 3000 + "\n")
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(17 * 2**20)
+    refused = tmp_path / "refused.toml"
+    refused.write_text('duration = "2s"\n[bottleneck]\nrate = "10Mbps"\ndelay = "5ms"\n'
+                       'queue = { discipline = "droptail", limit = 50 }\n[flows]\ncount = -1\nrtt = "50ms"\n')
+    out = tmp_path / "out"
+    for path, message in ((latin1, "not UTF-8 text (byte 0xe9 at offset 11); save it as UTF-8"),
+                          (deep, "malformed TOML: tables or lists nested too deeply"),
+                          (big, "larger than 16 MB"),
+                          (refused, "flows.count: expected a whole number >= 0, got -1")):
+        status, err = validate_cli(capsys, str(path), "--out", str(out))
+        assert status == 2 and len(err) == 1 and message in err[0], err
+        assert not out.exists()
+
+
+def test_validate_checks_out_before_any_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(ns3sim, "ns3_available", lambda: True)
+    monkeypatch.setattr(compare, "compare_replicated", lambda *a, **k: pytest.fail("a comparison ran"))
+    path = str(ROOT / "validation/scenarios/v03-10flows-droptail-0.5bdp.toml")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    for out, reason in (("/proc/x", "No such file or directory"), (str(a_file), "File exists"),
+                        (str(a_file / "sub"), "Not a directory")):
+        status, err = validate_cli(capsys, path, "--out", out)
+        assert status == 2 and err == [f"bufferlab: error: --out: cannot create directory {out!r}: {reason}"]
 
 
 def test_matrix_scenarios_translate():

@@ -5,7 +5,9 @@ Runs each scenario in BufferLab and in ns-3, writes ``<out>/report.md`` (tables,
 interruption, it reads them back: ``validation/cache.py``), and exits 1 if any verdict fails or stays
 inconclusive at the replication cap, 2 if ns-3 (or the engine) is missing.
 Without SCENARIO arguments it runs every ``validation/scenarios/*.toml`` (``--quick``: the ones listed in
-``validation/quick.txt``).
+``validation/quick.txt``). Before any run, every file is read as ``bufferlab run`` reads it and checked by the
+engine's resolver, and then ``<out>``, its ``figures`` and ``results`` are created (each problem one error
+naming the file or ``--out``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Any, Dict, List, Tuple
 
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
+from bufferlab.plots import ensure_directory
 from bufferlab.progress import RunBar
+from bufferlab.simulate import load_scenario
 from bufferlab.validation import compare, ns3sim
 from bufferlab.validation.cache import Ns3RunCache
 from bufferlab.validation.pool import Ns3Pool, check_jobs
@@ -99,6 +103,15 @@ def scenario_paths(paths: List[str], quick: bool) -> List[Path]:
     return found
 
 
+def load_file(path: Path) -> Dict[str, Any]:
+    """A scenario file read as ``bufferlab run`` reads it (:func:`bufferlab.simulate.load_scenario`: UTF-8
+    text of at most 16 MB, nesting bounded, each problem one error naming the file), named after the file
+    unless it names itself."""
+    scenario = load_scenario(path)
+    scenario.setdefault("name", Path(path).stem)
+    return scenario
+
+
 def flow_count(scenario: Dict[str, Any]) -> Tuple[int, int]:
     """TCP flows of a scenario (all groups together) and its groups, as the engine's resolver counts them."""
     groups = ns3sim.resolve(scenario)["groups"]
@@ -150,7 +163,8 @@ def handler(args: argparse.Namespace) -> int:
     if budget is not None and not (math.isfinite(budget) and budget > 0):
         raise BufferLabError(f"--time-budget must be a positive number of seconds (got {budget})")
     jobs = check_jobs(getattr(args, "jobs", 1))
-    scenarios = [ns3sim.load(p) for p in paths]
+    scenarios = [load_file(p) for p in paths]
+    counts = [flow_count(sc) for sc in scenarios]  # the engine's resolver checks every scenario first
     if not ns3sim.ns3_available():
         print("bufferlab validate: ns-3 is not installed, nothing was compared. "
               "Install it with `pip install ns3==3.44.post0` (or `pip install bufferlab[ns3]`).",
@@ -159,11 +173,11 @@ def handler(args: argparse.Namespace) -> int:
     out = Path(args.out)
     runs_dir = Path(args.runs) if getattr(args, "runs", None) else out / "runs"
     cache = Ns3RunCache(runs_dir, reuse=not getattr(args, "fresh", False))
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    (out / "results").mkdir(parents=True, exist_ok=True)
+    for directory in (out, out / "figures", out / "results"):
+        ensure_directory(directory, "--out")
     with contextlib.ExitStack() as stack:
         ns3_pool = stack.enter_context(Ns3Pool(jobs, isolate=args.isolate)) if jobs > 1 else None
-        comps = _compare_all(paths, scenarios, args, out, ns3_pool, cache)
+        comps = _compare_all(paths, scenarios, counts, args, out, ns3_pool, cache)
         if cache.hits:
             print(f"[validate] {cache.hits} ns-3 runs read back from {runs_dir} "
                   "(--fresh runs them again)", file=sys.stderr)
@@ -183,15 +197,16 @@ def handler(args: argparse.Namespace) -> int:
     return 1 if failed or undecided else 0
 
 
-def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], args: argparse.Namespace, out: Path,
-                 ns3_pool: Ns3Pool | None, cache: Ns3RunCache) -> List[compare.Comparison] | None:
-    """Every scenario compared, its results and figures written as it finishes; None without ns-3."""
+def _compare_all(paths: List[Path], scenarios: List[Dict[str, Any]], counts: List[Tuple[int, int]],
+                 args: argparse.Namespace, out: Path, ns3_pool: Ns3Pool | None,
+                 cache: Ns3RunCache) -> List[compare.Comparison] | None:
+    """Every scenario compared, its results and figures written as it finishes; None without ns-3.
+    ``counts`` holds each scenario's TCP flows and groups (:func:`flow_count`)."""
     default_cap, caps = replication_caps(getattr(args, "max_replications", None))
     budget = getattr(args, "time_budget", None)
     comps: List[compare.Comparison] = []
-    for path, sc in zip(paths, scenarios):
+    for path, sc, (flows, groups) in zip(paths, scenarios, counts):
         print(f"[validate] {sc['name']} ({path}) ...", file=sys.stderr, flush=True)
-        flows, groups = flow_count(sc)
         bar = RunBar(sc["name"], unit="seed")
         try:
             comp = compare.compare_replicated(
