@@ -363,6 +363,39 @@ def test_command_errors_and_list(capsys) -> None:
     assert cli.main(["reproduce", "--recheck", "/nonexistent-dir"]) == 2
 
 
+def test_out_and_check_are_checked_before_anything_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    """An --out that cannot be a directory and a --check DIR without the claims tables to compare with are
+    one-line errors (exit 2) before any run, and nothing is written under the default --out."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(rp, "reproduce", lambda *a, **k: pytest.fail("the reproduction ran"))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    (tmp_path / "empty").mkdir()
+    for name, text in (("nan", '{"claims": NaN}'), ("partial", '{"claims": [{"id": "T1"}]}')):
+        (tmp_path / name / "tiny-buffers").mkdir(parents=True)
+        (tmp_path / name / "tiny-buffers" / "claims.json").write_text(text)
+    cases = [
+        (["--out", "/proc/x"], "--out: cannot create directory '/proc/x': No such file or directory"),
+        (["--out", str(a_file)], f"--out: cannot create directory {str(a_file)!r}: File exists"),
+        (["--check", "missing"], "--check missing: no such directory; give the directory holding "
+                                 "PAPER/claims.json (e.g. docs/reproductions)"),
+        (["--check", str(a_file)], f"--check {a_file}: is not a directory"),
+        (["--check", "empty"], "--check: empty/tiny-buffers/claims.json not found (run the full "
+                               "reproduction first)"),
+        (["--check", "nan"], "--check: nan/tiny-buffers/claims.json is not a claims table (NaN is not a "
+                             "JSON number"),
+        (["--check", "partial"], "--check: partial/tiny-buffers/claims.json is not a claims table (no "
+                                 "'verdict' field)"),
+    ]
+    for argv, message in cases:
+        assert cli.main(["reproduce", "tiny-buffers", "--quick", *argv]) == 2, argv
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith(f"bufferlab: error: {message}"), (argv, err)
+    assert not (tmp_path / "docs").exists()
+    committed = rp.read_claims(ROOT / "docs" / "reproductions" / "tiny-buffers" / "claims.json")
+    assert committed["paper"] == "tiny-buffers"
+
+
 def test_every_claim_cites_the_papers_own_text() -> None:
     """The repository stands alone: claims cite the paper's sections, figures and tables, not a note."""
     for name in rp.available():

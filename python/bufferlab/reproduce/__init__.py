@@ -24,8 +24,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, List, Optional
 
+from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
 from bufferlab.jsonout import dumps
+from bufferlab.plots import ensure_directory
 from bufferlab.reproduce.claims import Evaluated, claims_markdown, evaluate_claim, tally
 from bufferlab.reproduce.runner import engine_version, run_tasks
 from bufferlab.reproduce.verdicts import (
@@ -105,7 +107,7 @@ def reproduce(name: str, out: Path, *, quick: bool = False, seeds: Optional[int]
         raise BufferLabError(f"--max-seeds must be >= --seeds ({seeds}) (got {cap})")
     if workers < 1:
         raise BufferLabError(f"--workers must be >= 1 (got {workers})")
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_directory(out, "out")
     step = max(1, math.ceil(seeds / 2))
     per_exp = {n: seeds for n in mod.experiments(quick, seeds)}
     cached = {f.stem for f in (out / "runs").glob("*.json")} if (out / "runs").is_dir() else set()
@@ -218,6 +220,33 @@ def _widened(t: Dict[str, Any], m: int) -> tuple:
     return t["mean"] - k * (t["mean"] - t["low"]), t["mean"] + k * (t["high"] - t["mean"])
 
 
+def read_claims(committed: Path) -> Dict[str, Any]:
+    """The committed claims table ``committed`` that ``--check`` compares with, read and checked to hold
+    what :func:`check_against` reads (every claim's id, verdict and tests, every test's quantity);
+    :class:`~bufferlab.errors.BufferLabError` naming ``--check`` and the file otherwise."""
+    if not committed.is_file():
+        what = "is not a file" if committed.exists() else "not found"
+        raise BufferLabError(f"--check: {committed} {what} (run the full reproduction first)")
+    try:
+        before = jsonout.loads(committed.read_text())
+        rows = before["claims"] + before.get("model_checks", [])
+        for c in rows:
+            if not isinstance(c["id"], str) or not isinstance(c["verdict"], str):
+                raise TypeError(f"claim {c['id']!r}: id and verdict must be text")
+            for t in c["tests"]:
+                if not isinstance(t["quantity"], str):
+                    raise TypeError(f"claim {c['id']}: a test's quantity must be text")
+                mean = t.get("mean")
+                if mean is not None and (isinstance(mean, bool) or not isinstance(mean, (int, float))):
+                    raise TypeError(f"claim {c['id']}: {t['quantity']}: the mean must be a number")
+    except OSError as exc:
+        raise BufferLabError(f"--check: cannot read {committed}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        why = f"no {exc.args[0]!r} field" if isinstance(exc, KeyError) else str(exc)
+        raise BufferLabError(f"--check: {committed} is not a claims table ({why})") from None
+    return before
+
+
 def check_against(doc: Dict[str, Any], committed: Path) -> List[str]:
     """Regressions of a (quick) run ``doc`` against the committed ``claims.json``: a claim that holds there
     but differs here or is missing, and a test (same claim, same quantity, the same design in both) whose
@@ -225,14 +254,9 @@ def check_against(doc: Dict[str, Any], committed: Path) -> List[str]:
     Bonferroni level 1 − 0.05/m, so that the whole check raises a false alarm at most 5 % of the time (a 95 %
     interval excludes the true mean 5 % of the time, whatever the number of seeds). An inconclusive claim
     here is not a regression: few quick seeds decide less."""
-    if not committed.exists():
-        raise BufferLabError(f"--check: {committed} not found (run the full reproduction first)")
-    try:
-        before = json.loads(committed.read_text())
-        old = {c["id"]: c for c in before["claims"] + before.get("model_checks", [])}
-        pairs = _pairs(doc, before)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BufferLabError(f"--check: {committed} is not a claims table ({exc!r})") from None
+    before = read_claims(committed)
+    old = {c["id"]: c for c in before["claims"] + before.get("model_checks", [])}
+    pairs = _pairs(doc, before)
     now = {c["id"]: c for c in doc["claims"] + doc.get("model_checks", [])}
     out = [f"{cid}: held in {committed}, now {now[cid]['verdict'] if cid in now else 'missing'}"
            for cid, c in old.items()
@@ -248,7 +272,7 @@ def check_against(doc: Dict[str, Any], committed: Path) -> List[str]:
 
 def compared_tests(doc: Dict[str, Any], committed: Path) -> int:
     """How many of ``doc``'s tests ``check_against`` held against a committed mean."""
-    return len(_pairs(doc, json.loads(committed.read_text()))) if committed.exists() else 0
+    return len(_pairs(doc, read_claims(committed))) if committed.exists() else 0
 
 
 def summary_markdown(root: Path) -> str:

@@ -8,10 +8,11 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, List, Optional
 
 from bufferlab import reproduce as rp
 from bufferlab.errors import BufferLabError
+from bufferlab.plots import ensure_directory
 from bufferlab.progress import RunBar
 from bufferlab.reproduce.verdicts import recheck, tally_sentence
 
@@ -76,6 +77,26 @@ def _recheck(root: Path) -> int:
     return 1 if bad else 0
 
 
+def check_inputs(names: List[str], root: Path, check: Optional[str]) -> None:
+    """Before anything runs: every paper's output directory ``root/PAPER`` (and its ``runs``) can be
+    created, and with ``--check DIR`` every ``DIR/PAPER/claims.json`` is a claims table to compare with."""
+    if check is not None:
+        directory = Path(check)
+        if not str(check).strip():
+            raise BufferLabError("--check: empty path; give the directory holding PAPER/claims.json "
+                                 f"(e.g. {DEFAULT_ROOT})")
+        if not directory.is_dir():
+            what = "is not a directory" if directory.exists() else "no such directory"
+            raise BufferLabError(f"--check {directory}: {what}; give the directory holding "
+                                 f"PAPER/claims.json (e.g. {DEFAULT_ROOT})")
+        for name in names:
+            rp.read_claims(directory / name / "claims.json")
+    ensure_directory(root, "--out")
+    for name in names:
+        for directory in (root / name, root / name / "runs"):
+            ensure_directory(directory, "--out")
+
+
 def handler(args: argparse.Namespace) -> int:
     if args.list:
         return _list()
@@ -87,6 +108,7 @@ def handler(args: argparse.Namespace) -> int:
     for name in names:
         rp.paper_module(name)  # unknown or missing: an error before anything runs
     root = Path(args.out) if args.out else DEFAULT_ROOT
+    check_inputs(names, root, args.check)
     regressions = []
     for name in names:
         bar = RunBar(f"{name}{' (quick)' if args.quick else ''}")
