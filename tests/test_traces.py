@@ -220,6 +220,27 @@ def test_report_command_on_a_results_directory(lossy: Path, tmp_path: Path, caps
         f"{s}.{e}" for s in ("queue", "delay", "cwnd", "goodput_rtt", "drops_marks") for e in ("png", "svg"))
 
 
+@pytest.mark.parametrize("text,message", [
+    ('{"summary": {"utilization": NaN}, "ports": [], "flows": []}',
+     "cannot read {f}: NaN is not a JSON number (an undefined value is written as null)"),
+    ('{"summary": {"utilization": -Infinity}}', "cannot read {f}: -Infinity is not a JSON number"),
+    ('{"summary": {"utilization": 1e999}}', "cannot read {f}: 1e999 is beyond the range of a float"),
+    ("[1, 2]", "{f}: expected a JSON object (a run's results), got list"),
+    ('{"ports": 5}', "{f}: ports must be a list, got int"),
+    ('{"flows": [1]}', "{f}: flows must be a list of objects (one per row)"),
+])
+def test_report_refuses_a_results_file_run_does_not_write(text: str, message: str, tmp_path: Path,
+                                                          capsys) -> None:
+    """results.json is strict JSON (undefined values are null): a non-finite number or a part of the wrong
+    kind is one line naming the file, exit 2, and no report."""
+    (tmp_path / "results.json").write_text(text)
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    expected = f"bufferlab: error: report: {message.format(f=tmp_path / 'results.json')}"
+    assert len(err) == 1 and err[0].startswith(expected), err
+    assert not (tmp_path / "report.html").exists()
+
+
 HANDSHAKE = """
 name = "handshake"
 duration = "2s"

@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 import numpy as np
 import pandas as pd
 
+from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
 from bufferlab.plots import ensure_directory
 
@@ -74,26 +75,44 @@ class RunData:
     def from_directory(cls, directory: Union[str, Path]) -> RunData:
         """Read a results directory written by ``bufferlab run --out``."""
         d = Path(directory)
+        results_file = d / "results.json"
         try:
-            data = json.loads((d / "results.json").read_text())
+            data = jsonout.loads(results_file.read_text())
         except FileNotFoundError:
             raise BufferLabError(f"report: {d} holds no results.json; give a directory written by "
                                  "bufferlab run --out") from None
         except (OSError, ValueError) as exc:
-            raise BufferLabError(f"report: cannot read {d / 'results.json'}: {exc}") from None
+            raise BufferLabError(f"report: cannot read {results_file}: {exc}") from None
+        _check_results(data, results_file)
 
         def table(name: str) -> pd.DataFrame:
             path = d / f"{name}.parquet"
             return pd.read_parquet(path) if path.exists() else pd.DataFrame()
 
-        ports = pd.DataFrame(data.get("ports", []))
-        scenario = data.get("scenario", {})
-        trace = scenario.get("trace") if isinstance(scenario, Mapping) else None
-        return cls(summary=data.get("summary", {}), scenario=scenario, ports=ports,
-                   groups=pd.DataFrame(data.get("groups", [])), flows=pd.DataFrame(data.get("flows", [])),
+        ports = pd.DataFrame(data.get("ports") or [])
+        scenario = data.get("scenario") or {}
+        trace = scenario.get("trace")
+        return cls(summary=data.get("summary") or {}, scenario=scenario, ports=ports,
+                   groups=pd.DataFrame(data.get("groups") or []), flows=pd.DataFrame(data.get("flows") or []),
                    queue_series=table("queue_series"), cwnd_series=table("cwnd_series"),
-                   events=table("events"), delay_cdf=table("delay_cdf"), trace=data.get("trace", {}),
+                   events=table("events"), delay_cdf=table("delay_cdf"), trace=data.get("trace") or {},
                    traced_events=isinstance(trace, Mapping) and bool(trace.get("events")))
+
+
+def _check_results(data: Any, path: Path) -> None:
+    """Refuse a ``results.json`` whose parts are not of the kinds ``bufferlab run --out`` writes."""
+    if not isinstance(data, Mapping):
+        raise BufferLabError(f"report: {path}: expected a JSON object (a run's results), got "
+                             f"{type(data).__name__}")
+    kinds = {"summary": Mapping, "scenario": Mapping, "trace": Mapping, "ports": list, "groups": list,
+             "flows": list}
+    for key, kind in kinds.items():
+        value = data.get(key)
+        if value is not None and not isinstance(value, kind):
+            what = "an object" if kind is Mapping else "a list"
+            raise BufferLabError(f"report: {path}: {key} must be {what}, got {type(value).__name__}")
+        if kind is list and value and not all(isinstance(row, Mapping) for row in value):
+            raise BufferLabError(f"report: {path}: {key} must be a list of objects (one per row)")
 
 
 def prepare_scenario(spec: Dict[str, Any], duration_s: float, flows: Optional[int]) -> Dict[str, Any]:
