@@ -72,6 +72,11 @@ def output(argv: list, capsys: pytest.CaptureFixture) -> str:
       "--rounds", "1000000"], "--rounds, --seeds and the flow counts: 1,000,000,000 rounds"),
     (["model", "whittle", "--n-max", "1000000000"],
      "--n-max must be an integer in [1, 10000], got 1000000000"),
+    (["model", "whittle", "--alpha", "1e308"],
+     "alpha (fairness parameter) must be in [0, 100] (from about 50 on the index only shrinks as "
+     "1/(alpha - 1), the max-min limit), got 1e+308"),
+    (["model", "whittle", "--alpha", "1e8", "--reward", "alpha-fair"],
+     "alpha (fairness parameter) must be in [0, 100]"),
     (["model", "whittle", "--n-max", "500", "--verify"],
      "--n-max: the brute force of --verify takes about N^3 work; it is limited to N <= 200 (got 500)"),
     (["bench", "--repeat", "0"], "--repeat: must be >= 1 (got 0)"),

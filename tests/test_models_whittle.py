@@ -431,6 +431,23 @@ def test_lookup_index():
     np.testing.assert_array_equal(lookup_index(table, [0.5, 1.0, 10.0, 57.2]), table[[0, 0, 9, 9]])
 
 
+def test_alpha_up_to_its_cap_is_the_max_min_limit_computed_exactly():
+    """From alpha about 50 on, both rewards are their max-min limit to double precision: the table only
+    shrinks as 1/(alpha - 1) and every certificate flag is alpha = 60's, up to the cap of 100, with no numpy
+    warning. (Far above it the solvers' absolute tolerances decide: at 1e8 the threshold flag was wrong.)"""
+    flags = lambda r: (r.indexable, r.threshold, r.marginal_work_positive, r.monotone,  # noqa: E731
+                       r.policies_optimal)
+    with np.errstate(over="raise", divide="raise", invalid="raise"):
+        for n_max, beta, gamma in ((10, 0.9, 0.5), (200, 0.999, 0.5), (200, 0.99, 0.0)):
+            for reward in ("normalised", "alpha-fair"):
+                at60 = whittle_index(n_max, 60.0, beta, gamma, reward)
+                at_cap = whittle_index(n_max, wh.MAX_ALPHA, beta, gamma, reward)
+                assert flags(at_cap) == flags(at60), (n_max, beta, gamma, reward)
+                if reward == "normalised":
+                    np.testing.assert_allclose(at_cap.index * (wh.MAX_ALPHA - 1), at60.index * 59,
+                                               rtol=1e-9)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------------------------------------
@@ -441,7 +458,9 @@ def test_lookup_index():
     [
         (dict(n_max=0), r"n_max .* in \[1, 10000\]"),
         (dict(n_max=2.5), r"n_max .* integer"),
-        (dict(alpha=-0.1), r"alpha .* \[0, inf\)"),
+        (dict(alpha=-0.1), r"alpha .* \[0, 100\]"),
+        (dict(alpha=100.5), r"alpha \(fairness parameter\) must be in \[0, 100\] \(from about 50 on the "
+                            r"index only shrinks as 1/\(alpha - 1\), the max-min limit\), got 100.5"),
         (dict(alpha=float("nan")), r"alpha \(fairness parameter\) must be finite"),
         (dict(beta=1.0), r"beta .* \(0, 1\)"),
         (dict(beta=0.0), r"beta .* \(0, 1\)"),

@@ -103,8 +103,17 @@ def _check_n_max(n_max: Any) -> int:
     return check_integer("n_max (maximum window N)", n_max, 1, MAX_N)
 
 
+#: Largest alpha. From about alpha = 50 on, (1 + n)^(1 - alpha) is below double precision's resolution for
+#: every window n >= 1, so both rewards reach their max-min limit and the index table only shrinks as
+#: 1/(alpha - 1); the solvers' tolerances are absolute (1e-9 at a unit reward), so far beyond it their checks
+#: stop meaning anything (at alpha = 1e8 and N = 200 the threshold flag comes out wrong) and near 1e307 the
+#: normalised reward overflows. Up to 100 every flag agrees with alpha = 60's (tests/test_models_whittle.py).
+MAX_ALPHA = 100.0
+
+
 def _check_alpha(alpha: Any) -> float:
-    return check_real("alpha (fairness parameter)", alpha, 0.0)
+    return check_real("alpha (fairness parameter)", alpha, 0.0, MAX_ALPHA,
+                      note="(from about 50 on the index only shrinks as 1/(alpha - 1), the max-min limit)")
 
 
 def _check_beta(beta: Any) -> float:
@@ -803,7 +812,8 @@ def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
         "(Avrachenkov, Ayesta, Doncel, Jacko 2013, Sec. 6).",
     )
     p.add_argument("--n-max", type=int, default=50, help="maximum window N (default 50)")
-    p.add_argument("--alpha", type=float, default=1.0, help="fairness parameter alpha >= 0 (default 1)")
+    p.add_argument("--alpha", type=float, default=1.0,
+                   help=f"fairness parameter alpha in [0, {MAX_ALPHA:g}] (default 1)")
     p.add_argument("--beta", type=float, default=0.9, help="discount factor in (0, 1) (default 0.9)")
     p.add_argument("--gamma", type=float, default=0.5, help="decrease factor in [0, 1) (default 0.5)")
     p.add_argument("--reward", choices=REWARD_CONVENTIONS, default="normalised",
