@@ -176,6 +176,42 @@ def test_dry_run_runs_nothing(tmp_path, capsys):
     assert not (tmp_path / "d").exists()
 
 
+def test_runs_are_capped_before_the_combinations_are_enumerated(tmp_path):
+    """A grid of 1,001,000 runs (or 1e9) is refused at once from the axes' sizes, naming --grid and the
+    count; the audit's 1e9-run dry run took minutes."""
+    with pytest.raises(BufferLabError, match=r"^--grid: bottleneck.queue.limit \(1,001 values\) x "
+                       r"flows.count, tcp.sack zipped \(2 values\) x 500 seeds = 1,001,000 runs; a sweep "
+                       r"may have at most 1,000,000"):
+        plan("droptail", {LIMIT: "1..1001:lin:1001"}, zip=[["flows.count=1,2", "tcp.sack=true,false"]],
+             seeds=500, validate=False)
+    started = time.perf_counter()
+    proc = subprocess.run([*bufferlab_cmd(), "sweep", "droptail", "--grid", f"{LIMIT}=1..1000000:lin:1000000",
+                           "--grid", "flows.count=1..1000:lin:1000", "--dry-run", "--out", "never-written"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 2 and time.perf_counter() - started < 30
+    assert proc.stderr.splitlines() == [
+        "bufferlab: error: --grid: bottleneck.queue.limit (1,000,000 values) x flows.count (1,000 values) x "
+        "1 seed = 1,000,000,000 runs; a sweep may have at most 1,000,000: give fewer values or seeds, or "
+        "split it into several sweeps"]
+    assert not (tmp_path / "never-written").exists()
+    assert len(plan("droptail", {LIMIT: "1..1000:lin:1000"}, seeds=1000, validate=False, jobs=False).points) \
+        == 1000
+
+
+def test_a_dry_run_of_a_million_runs_answers_quickly(tmp_path):
+    """The most runs a sweep may have, planned and checked for half a second: a few seconds in all (the
+    values were compared pairwise, hours for a million)."""
+    code = ("import bufferlab.sweeps as s; s.VALIDATE_BUDGET_S = 0.5; from bufferlab.cli import main; "
+            f"raise SystemExit(main(['sweep', 'droptail', '--grid', '{LIMIT}=1..1000000:lin:1000000', "
+            f"'--dry-run', '--out', {str(tmp_path / 'd')!r}]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"{LIMIT}: 1000000 values (1, 2, 3,")
+    assert lines[1].startswith("1,000,000 combinations x 1 seed (1..1) = 1,000,000 runs; 0 refused (of ")
+    assert not (tmp_path / "d").exists()
+
+
 def test_another_base_scenario_in_the_same_directory_is_refused(tmp_path):
     out = tmp_path / "s"
     bufferlab.sweep("droptail", {LIMIT: [10]}, out=out, overrides=TINY, workers=1, progress=False)
@@ -328,6 +364,27 @@ def test_plot_writes_png_and_svg_with_bands(tmp_path, capsys):
     assert "--y nonsense: not a numeric column" in capsys.readouterr().err
 
 
+def test_an_unreadable_sweep_json_names_what_each_command_offers(tmp_path, capsys):
+    """plot has neither another --out nor --force: it says how to make the directory readable again; sweep
+    --force does replace a sweep whose sweep.json cannot be read."""
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / "sweep.json").write_text("{damaged")
+    assert main(["plot", str(out), "--x", LIMIT, "--y", "utilization"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"bufferlab: error: DIR {out}: sweep.json cannot be read (")
+    assert err[0].endswith("); not a sweep that can be read: run the sweep into this directory again with "
+                           "bufferlab sweep ... --force, or give another sweep's directory")
+    with pytest.raises(BufferLabError, match=r"^out .*: sweep.json cannot be read .*; not a sweep that"):
+        load(out)
+    sets = sum((["--set", s] for s in TINY), [])
+    assert main(["sweep", "droptail", "--grid", f"{LIMIT}=20", *sets, "--out", str(out), "--quiet"]) == 2
+    assert "give another directory or --force" in capsys.readouterr().err
+    assert main(["sweep", "droptail", "--grid", f"{LIMIT}=20", *sets, "--out", str(out), "--quiet",
+                 "--force"]) == 0
+    assert main(["plot", str(out), "--x", LIMIT, "--y", "utilization"]) == 0
+
+
 def test_mean_ci_is_student_t():
     from bufferlab.sweeps.plot import mean_ci
 
@@ -375,6 +432,48 @@ def test_advise_verify_text(capsys):
     assert err == "bufferlab: error: --verify-duration: time must be > 0, got '0s'"
 
 
+def test_advise_verify_names_its_own_options(tmp_path, capsys):
+    """--verify-out is named as --verify-out, and a run beyond the engine's limits asks for what advise can
+    change (a shorter --verify-duration, with the longest that fits), not for [limits]."""
+    advise = ["advise", "--capacity", "10Mbps", "--flows", "5", "--rtt", "50ms", "--verify"]
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("x")
+    for out, message in (("/proc/x", "--verify-out /proc/x: cannot write: No such file or directory"),
+                         (str(a_file), f"--verify-out {a_file}: exists and is not a directory"),
+                         (str(tmp_path / "other"), f"--verify-out {tmp_path / 'other'}: holds more than a "
+                                                   "sweep (notes.txt)")):
+        assert main([*advise, "--verify-out", out]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith(f"bufferlab: error: {message}"), err
+    assert main([*advise, "--verify-duration", "1e7s"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "limits.events =" not in err[0], err
+    assert err[0].startswith("bufferlab: error: --verify-duration 1e+07 s: each simulated run is beyond the "
+                             "engine's limits (bottleneck: up to 833 packets/s for 10,000,000 s is about "
+                             "2.5e10 events (limit 1.0e10")
+    assert err[0].endswith("advise --verify cannot set [limits]: give a shorter --verify-duration (at most "
+                           "about 3.9e+06 s) or a lower --verify-max-rate (fewer flows and packets per "
+                           "second are simulated)")
+
+
+def test_advise_verify_memory_beyond_the_limits_asks_for_a_lower_max_rate(monkeypatch):
+    from bufferlab import simulate
+    from bufferlab.models.advisor import advise
+    from bufferlab.sweeps.verify import verify_advice
+
+    def refuse(spec, overrides=()):
+        raise BufferLabError('flows.count: 1,000,000 flows need about 2.0 GB of memory (limit 1.0 GB); set '
+                             'limits.memory = "2.1GB" to run anyway')
+
+    monkeypatch.setattr(simulate, "resolve", refuse)
+    with pytest.raises(BufferLabError, match=r"^--verify-max-rate 100 Mb/s: each simulated run is beyond the "
+                       r"engine's limits \(1,000,000 flows need about 2.0 GB of memory \(limit 1.0 GB\)\); "
+                       r"advise --verify cannot set \[limits\]: give a lower --verify-max-rate"):
+        verify_advice(advise(10e6, 5, 0.05, 0.95, 1500))
+
+
 def test_set_indexes_a_list_of_groups():
     r = bufferlab.resolve("mixed-groups", overrides=["flows[1].count=3"])
     assert [len(g["flows"]) for g in r["groups"]] == [20, 3]
@@ -384,6 +483,12 @@ def test_set_indexes_a_list_of_groups():
     with pytest.raises(BufferLabError,
                        match=r"^--set flows.count=3: flows is a list of tables; name one entry"):
         bufferlab.resolve("mixed-groups", overrides=["flows.count=3"])
+    with pytest.raises(BufferLabError, match=r"^--set flows\[0\].rtt=0.1: flows is a table \(\[flows\]\), "
+                       r"not a list of tables \(\[\[flows\]\]\); name its field as flows.rtt$"):
+        bufferlab.resolve("droptail", overrides=["flows[0].rtt=0.1"])
+    with pytest.raises(BufferLabError, match=r"^--grid flows\[0\]: flows is a table .*; name its field as "
+                       r"flows.KEY$"):
+        plan("droptail", {"flows[0]": ["{count = 2}"]}, overrides=TINY)
 
 
 def test_cli_zip_and_a_plot_along_zipped_keys(tmp_path, capsys):

@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
@@ -22,10 +22,10 @@ from bufferlab.batch import Backend, content_key, engine_version, make_backend
 from bufferlab.errors import BufferLabError, OutputError
 from bufferlab.jsonout import json_ready
 from bufferlab.simulate import ScenarioLike, apply_overrides, load_scenario, resolve, set_field
-from bufferlab.sweeps.grid import Axis, column_kind, make_axis, points, typed_column, zip_axes
-from bufferlab.sweeps.store import Store
+from bufferlab.sweeps.grid import Axis, check_runs, column_kind, make_axis, points, typed_column, zip_axes
+from bufferlab.sweeps.store import UNREADABLE, Store
 
-__all__ = ["sweep", "load", "run_job", "Plan", "plan"]
+__all__ = ["sweep", "load", "run_job", "Plan", "Specs", "plan"]
 
 #: Wall seconds spent checking combinations with the engine's resolver before the runs start; the
 #: combinations not reached by then are checked when they run (a refused one is a failed row either way).
@@ -48,9 +48,36 @@ class Plan:
     points: List[Dict[str, Any]]
     seeds: List[int]
     jobs: List[Dict[str, Any]] = field(default_factory=list)  # run_key, point, seed, params, scenario_hash
-    specs: List[Dict[str, Any]] = field(default_factory=list)  # each point's scenario (without its seed)
+    specs: Sequence[Dict[str, Any]] = field(default_factory=list)  # each point's scenario (without its seed)
     invalid: Dict[int, str] = field(default_factory=dict)  # point -> the resolver's message
     checked: int = 0  # points checked before the runs
+
+
+class Specs(Sequence):
+    """Each point's scenario (without its seed), built when asked for (``specs[i]``): a copy of the base with
+    the point's values set. Nothing is kept, so a sweep of a million combinations holds one at a time."""
+
+    def __init__(self, base: Dict[str, Any], pts: List[Dict[str, Any]]) -> None:
+        self.base, self.points = base, pts
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self.build(i)[0]
+
+    def build(self, i: int) -> Tuple[Dict[str, Any], Optional[str]]:
+        """Point ``i``'s scenario and, when a value cannot be set (``--grid flows[3].count`` with two
+        groups), the message; the scenario then holds the values set before it."""
+        spec = copy.deepcopy(self.base)
+        try:
+            for key, value in self.points[i].items():
+                set_field(spec, _path(key), copy.deepcopy(value), f"--grid {key}")
+        except BufferLabError as exc:
+            return spec, str(exc)
+        return spec, None
 
 
 def _seeds(seeds: Union[int, Sequence[int]], base: Dict[str, Any]) -> List[int]:
@@ -73,9 +100,11 @@ def _seeds(seeds: Union[int, Sequence[int]], base: Dict[str, Any]) -> List[int]:
 
 def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
          zip: Optional[Sequence[Any]] = None, seeds: Union[int, Sequence[int]] = 1,  # noqa: A002
-         overrides: Iterable[str] = (), validate: bool = True) -> Plan:
+         overrides: Iterable[str] = (), validate: bool = True, jobs: bool = True) -> Plan:
     """Expand a sweep without running it: axes, points, seeds, jobs, and the combinations the engine's
-    resolver refuses (checked for up to :data:`VALIDATE_BUDGET_S` seconds)."""
+    resolver refuses (checked for up to :data:`VALIDATE_BUDGET_S` seconds). More than
+    :data:`~bufferlab.sweeps.grid.MAX_RUNS` runs are refused before the combinations are enumerated.
+    ``jobs=False`` (``--dry-run``) leaves the jobs out and looks only at the combinations it checks."""
     base = apply_overrides(load_scenario(scenario), overrides)
     axes: List[Axis] = []
     if grid is not None and not isinstance(grid, Mapping):
@@ -89,25 +118,20 @@ def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
         raise BufferLabError(f"{traced[0] if traced else 'trace'}: a sweep keeps no traces (every run would "
                              "write the same pcap, and event records are not in its dataset); remove [trace] "
                              "and trace one combination with bufferlab run --pcap or --report")
+    seed_list = _seeds(seeds, base)
+    check_runs(axes, len(seed_list))
     pts = points(axes)
-    p = Plan(base, axes, pts, _seeds(seeds, base))
-    kinds = {a.key: column_kind(a.values) for a in axes}
-    specs = p.specs
-    for i, point in enumerate(pts):
-        spec = copy.deepcopy(base)
-        try:
-            for key, value in point.items():
-                set_field(spec, _path(key), copy.deepcopy(value), f"--grid {key}")
-        except BufferLabError as exc:
-            p.invalid[i] = str(exc)
-        specs.append(spec)
+    specs = Specs(base, pts)
+    p = Plan(base, axes, pts, seed_list, specs=specs)
     if validate:
         started = time.perf_counter()
-        for i, spec in enumerate(specs):
+        for i in range(len(pts)):
             if time.perf_counter() - started > VALIDATE_BUDGET_S:
                 break
             p.checked = i + 1
-            if i in p.invalid:
+            spec, error = specs.build(i)
+            if error is not None:
+                p.invalid[i] = error
                 continue
             try:
                 resolve({**spec, "seed": p.seeds[0]})
@@ -117,9 +141,14 @@ def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
             first = p.invalid[0]
             raise BufferLabError(first if len(pts) == 1
                                  else f"every combination is refused; the first: {first}")
+    if not jobs:
+        return p
+    kinds = {a.key: column_kind(a.values) for a in axes}
     version = engine_version()
     for i, point in enumerate(pts):
-        spec = specs[i]
+        spec, error = specs.build(i)
+        if error is not None:
+            p.invalid.setdefault(i, error)
         params = {k: typed_column(v, kinds[k]) for k, v in point.items()}
         for seed in p.seeds:
             scen = {**spec, "seed": seed}
@@ -192,7 +221,8 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None, *,
           seeds: Union[int, Sequence[int]] = 1, workers: Optional[int] = None, dask: Optional[str] = None,
           overrides: Iterable[str] = (), per_flow: bool = False, series: bool = False,
           progress: Optional[bool] = None, force: bool = False, retry_failed: bool = False,
-          validate: bool = True, report: Optional[Callable[[str], None]] = None) -> pd.DataFrame:
+          validate: bool = True, report: Optional[Callable[[str], None]] = None,
+          out_field: str = "--out") -> pd.DataFrame:
     """Run every combination of ``grid`` (key → values: a list, or a string in the grammar of
     :mod:`bufferlab.sweeps.grid` such as ``"10..200:log:8"``) and of each ``zip`` group (keys varied
     together) over ``seeds`` (a count from the scenario's seed, or a list), keeping each run in ``out`` as it
@@ -201,10 +231,11 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None, *,
     run of this sweep (columns: ``docs/sweeps.md``), in the order of the combinations, then seeds;
     ``df.attrs["counts"]`` says how many ran, were skipped as done, and failed. A run that fails (a refused
     combination, an engine error) is a row with ``status = "failed"`` and its ``error``; the others go on.
-    Ctrl-C keeps every finished run.
+    Ctrl-C keeps every finished run. ``out_field`` is how messages name ``out`` (``--verify-out`` when
+    ``bufferlab advise --verify`` sweeps).
     """
     p = plan(scenario, grid, zip, seeds, overrides, validate)
-    store = Store(Path(out))
+    store = Store(Path(out), field=out_field)
     definition = {
         "scenario_hash": content_key(p.base, 16), "engine_version": engine_version(),
         "per_flow": bool(per_flow), "series": bool(series), "base": p.base, "seeds": p.seeds,
@@ -286,8 +317,8 @@ def _keep(store: Store, record: Dict[str, Any]) -> None:
     try:
         store.write_run(record)
     except OSError as exc:
-        raise OutputError(f"--out {store.path}: cannot write run {record['run_key']}: {exc.strerror or exc}; "
-                          "every run finished before it is kept") from None
+        raise OutputError(f"{store.field} {store.path}: cannot write run {record['run_key']}: "
+                          f"{exc.strerror or exc}; every run finished before it is kept") from None
 
 
 def _finish(backend: Optional[Backend], bar: Optional[_Progress], store: Store) -> None:
@@ -299,7 +330,7 @@ def _finish(backend: Optional[Backend], bar: Optional[_Progress], store: Store) 
     try:
         store.compact()
     except OSError as exc:
-        raise OutputError(f"--out {store.path}: cannot write the dataset: {exc.strerror or exc}; the "
+        raise OutputError(f"{store.field} {store.path}: cannot write the dataset: {exc.strerror or exc}; the "
                           "finished runs stay in runs/ and the same command compacts them") from None
 
 
@@ -315,8 +346,8 @@ def _cpus() -> int:
 def load(out: Union[str, Path], table: str = "results", filters: Any = None) -> pd.DataFrame:
     """A sweep's dataset (``results``, ``flows`` or ``series``) from its directory, finished runs not yet
     compacted included; ``filters`` as in ``pandas.read_parquet`` (e.g. ``[("seed", "==", 1)]``)."""
-    store = Store(Path(out))
-    if store.definition() is None:
+    store = Store(Path(out), field="out")
+    if store.definition(remedy=UNREADABLE) is None:
         raise BufferLabError(f"{out}: not a sweep directory (no sweep.json)")
     if table not in ("results", "flows", "series"):
         raise BufferLabError(f"table: expected results, flows or series, got {table!r}")

@@ -84,10 +84,12 @@ def _sweep(args: argparse.Namespace) -> int:
 
     grid = {}
     for text in args.grid:
-        axis = parse_axis(text)
-        if axis.key in grid:
-            raise BufferLabError(f"--grid {axis.key}: given twice")
-        grid[axis.key] = text.partition("=")[2]
+        key, sep, values = text.partition("=")
+        if not sep or not key.strip():
+            parse_axis(text)  # raises the grammar's message
+        if key.strip() in grid:
+            raise BufferLabError(f"--grid {key.strip()}: given twice")
+        grid[key.strip()] = values  # the values are read once, by plan()
     if args.dry_run:
         return _dry_run(args, grid)
     say = None if args.quiet else (lambda line: print(line, flush=True))
@@ -110,13 +112,14 @@ def _sweep(args: argparse.Namespace) -> int:
 def _dry_run(args: argparse.Namespace, grid: Any) -> int:
     from bufferlab.sweeps import counted, plan  # noqa: PLC0415
 
-    p = plan(args.scenario, grid, args.zip, args.seeds, args.set)
+    p = plan(args.scenario, grid, args.zip, args.seeds, args.set, jobs=False)
     for a in p.axes:
         shown = ", ".join(str(v) for v in a.values[:12]) + (", ..." if len(a.values) > 12 else "")
         print(f"{a.key}: {len(a.values)} value{'s' if len(a.values) != 1 else ''} ({shown})"
               + (" [log]" if a.log else "") + (" [zipped]" if a.group >= 1000 else ""))
     print(f"{counted(len(p.points), 'combination')} x {counted(len(p.seeds), 'seed')} "
-          f"({p.seeds[0]}..{p.seeds[-1]}) = {counted(len(p.jobs), 'run')}; {len(p.invalid)} refused "
+          f"({p.seeds[0]}..{p.seeds[-1]}) = {counted(len(p.points) * len(p.seeds), 'run')}; "
+          f"{len(p.invalid)} refused "
           f"(of {p.checked} checked)")
     for i, error in sorted(p.invalid.items())[:10]:
         print(f"  refused: {', '.join(f'{k}={v}' for k, v in p.points[i].items())}: {error}")

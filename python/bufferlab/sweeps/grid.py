@@ -23,11 +23,16 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from bufferlab.errors import BufferLabError
 from bufferlab.simulate import parse_value
 
-__all__ = ["Axis", "parse_axis", "make_axis", "split_items", "expand_range", "points", "column_value",
-           "column_kind", "RESERVED"]
+__all__ = ["Axis", "parse_axis", "make_axis", "split_items", "expand_range", "points", "check_runs",
+           "column_value", "column_kind", "RESERVED", "MAX_RANGE", "MAX_RUNS"]
 
 #: Most values one range may give.
 MAX_RANGE = 1_000_000
+
+#: Most runs one sweep may have (combinations x seeds): checked from the axes' sizes before the combinations
+#: are enumerated. A million runs is a few days of engine time at a quarter of a second each, and as many
+#: records in the sweep's directory.
+MAX_RUNS = 1_000_000
 
 #: Columns of the dataset that a swept key may not be named as.
 RESERVED = frozenset(["run_key", "seed", "status", "error", "wall_s", "engine_version",
@@ -123,11 +128,7 @@ def expand_range(text: str, where: str) -> Optional[Tuple[List[Any], bool]]:
         raw = [lo + (hi - lo) * i / (n - 1) for i in range(n)]
     raw[0], raw[-1] = lo, hi
     whole = (lo_int and hi_int) or lo_kind == "size"
-    values: List[Any] = []
-    for v in raw:
-        x: Any = int(round(v)) if whole else v
-        if x not in values:
-            values.append(x)
+    values: List[Any] = list(dict.fromkeys(int(round(v)) if whole else v for v in raw))  # duplicates dropped
     return values, scale == "log"
 
 
@@ -160,13 +161,23 @@ def make_axis(key: str, spec: Any, group: int = 0) -> Axis:
         axis.values = [spec]
     if not axis.values:
         raise BufferLabError(f"{where}: no values")
-    seen: List[str] = []
+    seen: set = set()
     for v in axis.values:
-        text = json.dumps(v, sort_keys=True, default=str)
-        if text in seen:
+        identity = _identity(v)
+        if identity in seen:
             raise BufferLabError(f"{where}: the value {v!r} is given twice")
-        seen.append(text)
+        seen.add(identity)
     return axis
+
+
+def _identity(value: Any) -> Any:
+    """What makes two values the same value of an axis: their JSON text (a number and a string, 1 and 1.0,
+    true and 1 differ), without writing JSON for the numbers and strings of a long range."""
+    if type(value) in (bool, int, str):
+        return type(value), value
+    if type(value) is float:
+        return float, repr(value)
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def parse_axis(text: str, group: int = 0) -> Axis:
@@ -197,6 +208,31 @@ def zip_axes(specs: Union[Mapping[str, Any], Sequence[str]], group: int) -> List
     return axes
 
 
+def _groups(axes: Sequence[Axis]) -> Dict[int, List[Axis]]:
+    """The axes by group (a ``--grid`` axis is a group of its own; zipped axes share one)."""
+    groups: Dict[int, List[Axis]] = {}
+    for a in axes:
+        groups.setdefault(a.group, []).append(a)
+    return groups
+
+
+def check_runs(axes: Sequence[Axis], seeds: int) -> int:
+    """The number of runs of the axes' combinations over ``seeds`` seeds, computed from the axes' sizes
+    before anything is enumerated; above :data:`MAX_RUNS` an error naming ``--grid``, each factor and the
+    count."""
+    groups = list(_groups(axes).values())
+    runs = seeds
+    for g in groups:
+        runs *= len(g[0].values)
+    if runs > MAX_RUNS:
+        factors = [f"{g[0].key} ({len(g[0].values):,} values)" if len(g) == 1 else
+                   f"{', '.join(a.key for a in g)} zipped ({len(g[0].values):,} values)" for g in groups]
+        raise BufferLabError(f"--grid: {' x '.join(factors)} x {seeds:,} seed{'s' if seeds != 1 else ''} = "
+                             f"{runs:,} runs; a sweep may have at most {MAX_RUNS:,}: give fewer values or "
+                             "seeds, or split it into several sweeps")
+    return runs
+
+
 def points(axes: Sequence[Axis]) -> List[Dict[str, Any]]:
     """Every combination: the product over groups (a ``--grid`` axis is a group of its own), zipped axes
     taken element by element; in the order the axes were given, the last varying fastest."""
@@ -204,10 +240,8 @@ def points(axes: Sequence[Axis]) -> List[Dict[str, Any]]:
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
         raise BufferLabError(f"grid key {dup[0]}: swept twice")
-    groups: Dict[int, List[Axis]] = {}
-    for a in axes:
-        groups.setdefault(a.group, []).append(a)
-    factors = [[{a.key: a.values[i] for a in g} for i in range(len(g[0].values))] for g in groups.values()]
+    factors = [[{a.key: a.values[i] for a in g} for i in range(len(g[0].values))]
+               for g in _groups(axes).values()]
     out = []
     for combo in itertools.product(*factors):
         merged: Dict[str, Any] = {}

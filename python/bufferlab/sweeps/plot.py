@@ -20,7 +20,7 @@ import pandas as pd
 from bufferlab.errors import BufferLabError
 from bufferlab.simulate import parse_value
 from bufferlab.sweeps.grid import column_value
-from bufferlab.sweeps.store import Store
+from bufferlab.sweeps.store import UNREADABLE, Store
 
 __all__ = ["plot_sweep", "mean_ci"]
 
@@ -59,8 +59,8 @@ def plot_sweep(directory: Union[str, Path], x: str, y: str, hue: Optional[str] =
 
     from bufferlab.plots import save_figure  # noqa: PLC0415
 
-    store = Store(Path(directory))
-    definition = store.definition()
+    store = Store(Path(directory), field="DIR")
+    definition = store.definition(remedy=UNREADABLE)
     if definition is None:
         raise BufferLabError(f"DIR {directory}: not a sweep directory (no sweep.json)")
     df = store.load()

@@ -35,7 +35,7 @@ from bufferlab.batch import write_atomic
 from bufferlab.errors import BufferLabError
 from bufferlab.jsonout import dumps
 
-__all__ = ["Store", "flatten", "PART_ROWS", "TABLES"]
+__all__ = ["Store", "flatten", "PART_ROWS", "TABLES", "UNREADABLE"]
 
 #: Most rows in one part file of ``results/`` (per-flow and series parts hold the rows of as many runs).
 PART_ROWS = 50_000
@@ -45,6 +45,11 @@ TABLES = ("results", "flows", "series")
 
 #: Columns that are text even when every value of a part is missing.
 TEXT_COLUMNS = frozenset(["run_key", "status", "error", "engine_version", "scenario_hash", "name"])
+
+#: What a command that reads a sweep (``bufferlab plot``, ``bufferlab.sweeps.load``) suggests when its
+#: sweep.json cannot be read.
+UNREADABLE = ("not a sweep that can be read: run the sweep into this directory again with "
+              "bufferlab sweep ... --force, or give another sweep's directory")
 
 _PART = re.compile(r"^part-(\d+)\.parquet$")
 _OWN = frozenset(["sweep.json", "runs", *TABLES])
@@ -82,28 +87,33 @@ def _typed(table: pa.Table) -> pa.Table:
 class Store:
     """The directory ``path`` of one sweep."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, field: str = "--out") -> None:
         self.path = Path(path)
+        self.field = field  # how messages name the directory (``--out``, ``--verify-out``, ``DIR``)
         self.runs = self.path / "runs"
         self._keys: Optional[Dict[str, str]] = None  # run_key -> status, of the compacted rows
 
     # -- set-up ---------------------------------------------------------------------------------------
-    def definition(self) -> Optional[Dict[str, Any]]:
-        """The ``sweep.json`` of an earlier sweep here, or None."""
+    def definition(self, remedy: str = "give another directory or --force") -> Optional[Dict[str, Any]]:
+        """The ``sweep.json`` of an earlier sweep here, or None; one that cannot be read is an error naming
+        the directory and ``remedy`` (what the command reading it lets the user do)."""
         p = self.path / "sweep.json"
         if not p.exists():
             return None
         try:
-            return json.loads(p.read_text())
+            found = json.loads(p.read_text())
+            if not isinstance(found, dict):
+                raise ValueError(f"expected a JSON object, got {type(found).__name__}")
+            return found
         except (OSError, ValueError) as exc:
-            raise BufferLabError(f"--out {self.path}: sweep.json cannot be read ({exc}); give another "
-                                 "directory or --force") from None
+            raise BufferLabError(f"{self.field} {self.path}: sweep.json cannot be read ({exc}); "
+                                 f"{remedy}") from None
 
     def prepare(self, definition: Dict[str, Any], force: bool = False) -> None:
         """Check that ``DIR`` is new, empty, or holds this same sweep (same base scenario, options and
         engine: more points or seeds may be added); write ``sweep.json``. ``force`` clears an earlier
         sweep's results first."""
-        field = "--out"
+        field = self.field
         if self.path.exists() and not self.path.is_dir():
             raise BufferLabError(f"{field} {self.path}: exists and is not a directory")
         if self.path.is_dir():
@@ -114,11 +124,10 @@ class Store:
                                      f"({', '.join(foreign[:3])}); give a new or empty directory")
         self._lock(field)
         try:
-            old = self.definition()
-            if old is not None and force:
+            old = None if force else self.definition()
+            if force:  # an earlier sweep's results go, also when its sweep.json cannot be read
                 for name in ("runs", *TABLES):
                     shutil.rmtree(self.path / name, ignore_errors=True)
-                old = None
             if old is not None:
                 for what, key in (("base scenario (file and --set)", "scenario_hash"),
                                   ("engine build", "engine_version"), ("--per-flow", "per_flow"),

@@ -18,6 +18,7 @@ the scaled link keeps one flow and stays faster than ``max_rate``.
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
@@ -59,6 +60,50 @@ def _scenario(capacity_bps: float, flows: int, rtt_s: float, packet_size: int, w
     }
 
 
+#: The end of the engine's message for a run above its ``[limits]``: the override ``advise`` cannot pass.
+_OVERRIDE = re.compile(r";\s*set limits\.(?P<limit>\w+) = \S+ to run anyway\s*$")
+
+
+def _check_limits(base: Dict[str, Any], largest: int, duration_s: float, scaled: Dict[str, Any],
+                  inputs: Dict[str, Any], max_rate_bps: float) -> None:
+    """Refuse, before the sweep, runs the engine's ``[limits]`` refuse (``advise`` has no way to raise them),
+    naming the option that makes them smaller: a shorter ``--verify-duration`` for the events (with the
+    longest that fits), a lower ``--verify-max-rate`` (fewer flows and packets) for either."""
+    from bufferlab.simulate import resolve  # noqa: PLC0415
+
+    spec = {**base, "bottleneck": {**base["bottleneck"], "queue": {**base["bottleneck"]["queue"],
+                                                                  "limit": largest}}}
+    try:
+        resolve(spec)
+        return
+    except BufferLabError as exc:
+        text = str(exc)
+    found = _OVERRIDE.search(text)
+    if found is None:  # another refusal: every run of the sweep fails with the engine's own message
+        return
+    what = text[:found.start()].partition(": ")[2] or text[:found.start()]
+    rate = "a lower --verify-max-rate (fewer flows and packets per second are simulated)"
+    if found.group("limit") != "events":
+        raise BufferLabError(f"--verify-max-rate {format_rate(max_rate_bps)}: each simulated run is beyond "
+                             f"the engine's limits ({what}); advise --verify cannot set [limits]: "
+                             f"give {rate}")
+    longest = ""
+    try:  # events grow with the duration: the longest run within the limit
+        events = resolve({**spec, "limits": {"events": 1e18}})["estimate"]["events"]
+        short = _scenario(scaled["capacity_bps"], scaled["flows"], inputs["rtt_s"],
+                          inputs["packet_size_bytes"], inputs["w_max_pkts"], min(duration_s, 1.0))
+        allowed = resolve(short)["limits"]["events"]
+        if events > 0:  # two significant digits, rounded down: the estimate is not quite linear
+            fits = 0.99 * duration_s * allowed / events
+            digits = 10.0 ** (math.floor(math.log10(fits)) - 1)
+            longest = f" (at most about {format_time(math.floor(fits / digits) * digits)})"
+    except (BufferLabError, KeyError, TypeError):
+        pass
+    raise BufferLabError(f"--verify-duration {format_time(duration_s)}: each simulated run is beyond the "
+                         f"engine's limits ({what}); advise --verify cannot set [limits]: give a shorter "
+                         f"--verify-duration{longest} or {rate}")
+
+
 def verify_advice(adv: Dict[str, Any], *, seeds: int = 3, duration: Union[str, float] = "30s",
                   max_rate_bps: float = MAX_RATE_BPS, multipliers: Sequence[float] = MULTIPLIERS,
                   out: Optional[Union[str, Path]] = None, workers: Optional[int] = None,
@@ -85,13 +130,14 @@ def verify_advice(adv: Dict[str, Any], *, seeds: int = 3, duration: Union[str, f
             limits.setdefault(limit, []).append((r["rule"], m))
     base = _scenario(scaled["capacity_bps"], scaled["flows"], i["rtt_s"], i["packet_size_bytes"],
                      i["w_max_pkts"], dur)
+    _check_limits(base, max(limits), dur, scaled, i, max_rate_bps)
     tmp = None
     if out is None:
         tmp = tempfile.TemporaryDirectory(prefix="bufferlab-verify-")
         out = Path(tmp.name) / "sweep"
     try:
         df = sweep(base, {"bottleneck.queue.limit": sorted(limits)}, out=out, seeds=seeds, workers=workers,
-                   dask=dask, progress=progress)
+                   dask=dask, progress=progress, out_field="--verify-out")
     finally:
         if tmp is not None:
             tmp.cleanup()
