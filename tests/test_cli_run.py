@@ -71,6 +71,9 @@ def test_builtin_examples_resolve_by_name() -> None:
         (["run", "{bad_toml}"], "malformed TOML"),
         (["run", "{scenario}", "--set", "novalue"], "--set expects key=value"),
         (["run", "{scenario}", "--set", "tcp.speed=1"], "unknown field \"speed\""),
+        (["run", "{scenario}", "--set", "flows[0].count=5"],
+         "--set flows[0].count=5: flows is a table ([flows]), not a list of tables ([[flows]]); name its "
+         "field as flows.count"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_2(args, message, scenario: Path, tmp_path: Path) -> None:

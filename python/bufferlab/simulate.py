@@ -183,6 +183,10 @@ def set_field(scenario: Dict[str, Any], path: List[str], value: Any, what: str) 
             return
         child = node.get(name) if index is not None else node.setdefault(name, {})
         if index is not None:
+            if isinstance(child, dict):
+                rest = ".".join([name, *path[n + 1:]]) if not last else f"{name}.KEY"
+                raise BufferLabError(f"{what}: {name} is a table ([{name}]), not a list of tables "
+                                     f"([[{name}]]); name its field as {rest}")
             if not isinstance(child, list) or index >= len(child):
                 size = len(child) if isinstance(child, list) else 0
                 raise BufferLabError(f"{what}: {name} has no entry [{index}] ({size} entries)")
