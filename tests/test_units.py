@@ -69,7 +69,9 @@ TABLE = [
     ("size", "1500b", None),
     ("size", "64kib", None),
     ("size", "3 bytes", None),
-    ("size", "1TB", None),
+    ("size", "1TB", 1e12),
+    ("size", "1PB", 1e15),
+    ("size", "1EB", None),
     ("size", "1Kb", None),
     ("size", "big", None),
 ]
