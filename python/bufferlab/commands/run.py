@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from bufferlab.cli import EXIT_BROKEN_PIPE, silence_stdout
-from bufferlab.errors import BufferLabError, OutputError
+from bufferlab.errors import BufferLabError
 from bufferlab.jsonout import dumps
 from bufferlab.output import OutputDir
 from bufferlab.simulate import Interrupted, Results, apply_overrides, examples, load_scenario, run
@@ -130,9 +130,6 @@ def _scenario_for(args: argparse.Namespace) -> Any:
     if args.pcap is not None:
         if not str(args.pcap).strip():
             raise BufferLabError("--pcap: empty path; give the file to write the packet trace into")
-        if Path(args.pcap).exists() and not Path(args.pcap).is_file():
-            what = "a directory" if Path(args.pcap).is_dir() else "not a regular file"
-            raise BufferLabError(f"--pcap: {args.pcap} is {what}; give the path of a file to write")
         try:
             Path(args.pcap).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -171,11 +168,11 @@ def handle(args: argparse.Namespace) -> int:
             target.discard()
             raise Interrupted(exc.simulated_s, exc.duration_s, f"nothing was written to {args.out}") from None
         raise
-    except OutputError as exc:  # the pcap was lost during the run: nothing is written
+    except BufferLabError as exc:  # a pcap refused before the run, or lost during it: nothing is written
         if target is not None:
             target.discard()
         if args.pcap is not None and str(exc).startswith("trace.pcap: "):
-            raise OutputError("--pcap: " + str(exc)[len("trace.pcap: "):]) from None
+            raise type(exc)("--pcap: " + str(exc)[len("trace.pcap: "):]) from None
         raise
     except BaseException:
         if target is not None:
