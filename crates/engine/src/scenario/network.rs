@@ -159,10 +159,10 @@ impl Network {
                 )
             }
             [_] => {}
-            [first, more @ ..] => {
+            [first, second, ..] => {
                 return err(
-                    more[0],
-                    format!("a scenario has exactly one network: give [{first}] or [{}], not both", more[0]),
+                    second,
+                    format!("a scenario has exactly one network: give [{first}] or [{second}], not both"),
                 )
             }
         }

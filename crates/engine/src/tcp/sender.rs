@@ -542,13 +542,11 @@ impl<C: CongestionControl> Sender<C> {
     /// (`skb_still_in_host_queue`); ns-3 resends regardless. The engine holds only behind the timer's own
     /// copy, so ns-3's behaviour is kept wherever the timer outlasts the host's queueing (every RTO of
     /// realistic size), and a timer shorter than it (a maximum RTO of microseconds behind a slow access
-    /// link) cannot queue copy after copy without bound. Returns whether the timeout was held.
-    pub fn hold_timeout(&mut self, now: Time, until: Time) -> bool {
-        let due = self.rto.deadline() <= now && self.syn_sent.is_none() && self.flight() > 0;
-        if due && until > now {
+    /// link) cannot queue copy after copy without bound.
+    pub fn hold_timeout(&mut self, now: Time, until: Time) {
+        if until > now && self.rto.deadline() <= now && self.syn_sent.is_none() && self.flight() > 0 {
             self.rto.arm(until);
         }
-        due && until > now
     }
 
     /// A timer is due at `now` (the caller checked `now >= next_deadline()`): the retransmission timer
