@@ -3,6 +3,7 @@
 //! Data flows one way: a scenario (JSON text, see `docs/scenario.md`) → [`scenario::Config`] → a
 //! [`sim::Simulation`] → [`results::Results`]. See `docs/architecture.md` for the module map.
 
+pub mod deque;
 pub mod events;
 pub mod monitor;
 pub mod network;

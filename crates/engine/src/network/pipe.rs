@@ -22,6 +22,7 @@ impl Pipe {
     /// Take the head (its arrival is due); returns it and the next head's arrival time, if any.
     pub fn pop(&mut self) -> Option<(Packet, Option<Time>)> {
         let (_, pkt) = self.packets.pop_front()?;
+        crate::deque::release_slack(&mut self.packets);
         Some((pkt, self.packets.front().map(|&(t, _)| t)))
     }
 

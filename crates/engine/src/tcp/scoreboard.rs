@@ -73,6 +73,7 @@ impl Scoreboard {
                 self.retx -= (s.flags & RETX != 0) as u32;
             }
         }
+        crate::deque::release_slack(&mut self.segs);
         self.sacked -= sacked_removed;
         if n >= self.frontier {
             self.frontier = 0;

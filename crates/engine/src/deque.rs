@@ -1,0 +1,38 @@
+//! Per-flow deques that give memory back. A flow's pipe or scoreboard grows with its window; a deque keeps
+//! its largest capacity forever, so without this a run would hold every flow's largest window at once.
+//! Shrinking the capacity to twice the length whenever the length falls below a quarter of it keeps the
+//! capacity within 4× of the length (or at most [`MIN_CAPACITY`]) at O(1) amortized cost: memory follows the packets in
+//! flight now, not the most each flow ever had.
+
+use std::collections::VecDeque;
+
+/// Capacities this small are kept whatever the length.
+pub const MIN_CAPACITY: usize = 64;
+
+/// After removing from `d`: shrink its capacity to twice its length if the length fell below a quarter of it.
+#[inline]
+pub fn release_slack<T>(d: &mut VecDeque<T>) {
+    let cap = d.capacity();
+    if cap > MIN_CAPACITY && d.len() < cap / 4 {
+        d.shrink_to((2 * d.len()).max(MIN_CAPACITY));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacity_follows_the_length() {
+        let mut d: VecDeque<u64> = (0..100_000).collect();
+        d.drain(..90_000);
+        release_slack(&mut d);
+        assert!(d.capacity() <= 4 * d.len(), "{} for {}", d.capacity(), d.len());
+        while d.len() > 10 {
+            d.pop_front();
+            release_slack(&mut d);
+            assert!(d.capacity() <= (4 * d.len() + 3).max(MIN_CAPACITY), "{} for {}", d.capacity(), d.len());
+        }
+        assert_eq!(d.iter().copied().collect::<Vec<_>>(), (99_990..100_000).collect::<Vec<_>>());
+    }
+}
