@@ -98,16 +98,39 @@ def _scenarios() -> list:
 
 
 @pytest.mark.parametrize("path", _scenarios(), ids=lambda p: p.stem)
-def test_the_events_estimate_bounds_every_example_and_validation_run(path: Path) -> None:
-    """Never below what the run takes; at most 2× above what it would take with its links busy (the
-    estimate assumes they are: the run's events over the first link's utilization)."""
-    estimated = bufferlab.resolve(path)["estimate"]["events"]
-    summary = bufferlab.run(path, progress=False).summary
+def test_the_estimate_bounds_every_example_and_validation_run(path: Path) -> None:
+    """Events and memory, each never below what the run takes and at most 2× above what it would take with
+    its links busy and its queues full (the estimate assumes both).
+
+    Events: the run's events over the first link's utilization. Memory: the engine's peak heap plus the
+    peak of what Python allocates while it builds the tables (``tracemalloc``), against the estimate with
+    each port's queued packets taken at the most the run queued there."""
+    import tracemalloc
+
+    resolved = bufferlab.resolve(path)["estimate"]
+    tracemalloc.start()
+    try:
+        results = bufferlab.run(path, progress=False)
+        python_peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    summary = results.summary
     events, busy = summary["events"], max(summary["utilization"], 0.25)
+    estimated = resolved["events"]
     assert estimated >= events, f"estimate {estimated:.3g} below the run's {events:.3g} events"
     factor = LOOSER.get(path.stem, 2.0)
     assert estimated <= factor * events / busy, (
         f"estimate {estimated:.3g} over {factor}x the {events:.3g} events of a run at utilization {busy:.2f}")
+
+    used = results.heap_peak_bytes + python_peak
+    memory = resolved["memory_bytes"]
+    assert memory >= used, f"memory estimate {memory / 1e6:.2f} MB below the {used / 1e6:.2f} MB used"
+    queued = [t for t in resolved["memory_terms"] if t["field"].endswith(".limit")]
+    assert len(queued) == len(results.ports)
+    as_run = memory - sum(t["amount"] * (1 - min(1.0, q / t["count"]))
+                          for t, q in zip(queued, results.ports["queue_max_pkts"]) if t["count"] > 0)
+    assert as_run <= 2 * used, (
+        f"memory estimate {as_run / 1e6:.2f} MB with the queues the run had, over 2x the {used / 1e6:.2f} MB")
 
 
 def _peak_rss(count: int) -> tuple:

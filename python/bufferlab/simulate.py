@@ -96,8 +96,10 @@ def _scenario_path(source: Union[str, os.PathLike]) -> Path:
 def _read_text(path: Path) -> str:
     """The file's text: UTF-8 (a byte-order mark is skipped), at most ``MAX_SCENARIO_BYTES``."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SCENARIO_BYTES + 1)
+        with open(path, "rb") as f:  # in pieces: a single read of the cap would allocate all of it
+            data = bytearray()
+            while len(data) <= MAX_SCENARIO_BYTES and (piece := f.read(1 << 16)):
+                data += piece
     except OSError as exc:
         raise BufferLabError(f"cannot read scenario file {_short(path)}: {exc.strerror or exc}") from None
     if len(data) > MAX_SCENARIO_BYTES:
@@ -285,6 +287,10 @@ class Results:
     cwnd_series: pd.DataFrame
     scenario: Dict[str, Any]
     wall_s: float = 0.0
+    #: The engine's peak heap over the run, in bytes above what it held when the run began (its state,
+    #: queues, series and the results it hands over; not Python's tables). Process-wide: runs in several
+    #: threads at once add up.
+    heap_peak_bytes: int = 0
     extra: Dict[str, Any] = field(default_factory=dict)
     ports: pd.DataFrame = field(default_factory=pd.DataFrame)
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -483,8 +489,11 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     if trace:
         table = spec.get("trace")
         spec["trace"] = {**(table if isinstance(table, dict) else {}), **trace}
+    scenario_json = _to_json(fill_index_tables(spec))
+    _engine.reset_heap_peak()
+    heap_before = _engine.heap_bytes()[0]
     try:
-        sim = _engine.Simulation(_to_json(fill_index_tables(spec)))
+        sim = _engine.Simulation(scenario_json)
     except _engine.ScenarioError as exc:
         raise BufferLabError(str(exc)) from None
     from bufferlab.traces import EventCollector
@@ -507,6 +516,7 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - started
+    heap_peak = _engine.heap_bytes()[1] - heap_before
     pcap_error = extra.get("trace", {}).get("pcap_error")
     if pcap_error:  # the trace was lost (a full disk): an error, not a result without it
         raise OutputError(f"trace.pcap: {pcap_error}")
@@ -520,8 +530,8 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
                                                 for i, c in enumerate(cwnd)}}) if cwnd else pd.DataFrame()
     return Results(summary=data["summary"], flows=pd.DataFrame(data["flows"]), udp=pd.DataFrame(data["udp"]),
                    queue_series=queue_series, cwnd_series=cwnd_series, scenario=spec, wall_s=wall,
-                   ports=ports, groups=pd.DataFrame(data["groups"]), fct=pd.DataFrame(data["fct"]),
-                   fct_records=pd.DataFrame(data["fct_records"]),
+                   heap_peak_bytes=heap_peak, ports=ports, groups=pd.DataFrame(data["groups"]),
+                   fct=pd.DataFrame(data["fct"]), fct_records=pd.DataFrame(data["fct_records"]),
                    events=collector.frame(list(ports["name"])) if "trace" in spec else pd.DataFrame(),
                    trace=extra.get("trace", {}),
                    delay_cdf=pd.DataFrame([{"port": name, "q": q, "delay_s": d}

@@ -14,6 +14,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::time::{Duration, Instant};
 
+mod heap;
+
+#[global_allocator]
+static ALLOCATOR: heap::Counting = heap::Counting;
+
 /// The longest the engine runs without checking for signals (Ctrl-C).
 const SLICE: Duration = Duration::from_millis(50);
 /// Events between two looks at the clock.
@@ -225,6 +230,18 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
     Ok(cfg.to_json().to_string())
 }
 
+/// The engine's heap: (bytes live now, the most live since the last `reset_heap_peak()`).
+#[pyfunction]
+fn heap_bytes() -> (usize, usize) {
+    (heap::live(), heap::peak())
+}
+
+/// Start a new heap peak from what is live now.
+#[pyfunction]
+fn reset_heap_peak() {
+    heap::reset_peak()
+}
+
 /// The names a scenario may give: queue disciplines (`discipline = ...`) and congestion controllers
 /// (`congestion_control = ...`), in the engine's order.
 #[pyfunction]
@@ -267,6 +284,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
+    m.add_function(wrap_pyfunction!(heap_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(reset_heap_peak, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

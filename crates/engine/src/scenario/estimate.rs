@@ -21,17 +21,23 @@ use serde::Deserialize;
 /// starting at once).
 pub const FLOW_BYTES: f64 = 2_200.0;
 /// Bytes per row of the flow table once the run ends: the engine's results, the text handed to Python, its
-/// parsed records and the DataFrame built from them (measured through `bufferlab.run`: 4.3 KB per flow in
-/// all, engine included, for 200,000 flows, 3.5 KB for 1,000,000; `tests/test_scenario_limits.py`).
-pub const FLOW_RESULT_BYTES: f64 = 2_600.0;
+/// parsed records and the DataFrame built from them (measured through `bufferlab.run`: 4.4 KB per flow in
+/// all, engine included, for 200,000 flows, 5.2 KB in one run of five where the allocator's arenas
+/// fragmented; 3.5 KB for 1,000,000; `tests/test_scenario_limits.py`).
+pub const FLOW_RESULT_BYTES: f64 = 3_200.0;
+/// Bytes every run takes whatever its size: the engine's tables and the result tables Python builds
+/// (measured: about 60 KB and 80–150 KB for one flow through one port).
+pub const RUN_BYTES: f64 = 256e3;
 /// Bytes per packet waiting in a queue or a pipe (the packet and its arrival time, in a ring buffer that
 /// may be up to twice its length).
 pub const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + std::mem::size_of::<Time>()) as f64;
 /// Bytes per sampled value until the run's series reach Python (the engine's vector up to twice its
 /// length, the bytes handed over, the copy Python keeps).
 pub const SAMPLE_BYTES: f64 = 32.0;
-/// Bytes per finished flow recorded one by one (`monitor.fct_records`).
-pub const RECORD_BYTES: f64 = 64.0;
+/// Bytes per finished flow recorded one by one (`monitor.fct_records`): the engine's record, the text and
+/// JSON tree it is handed over in, Python's parsed record and DataFrame row (measured: about 700 B in the
+/// engine and 500 B in Python per record).
+pub const RECORD_BYTES: f64 = 1_300.0;
 /// Bytes per event record of `[trace]` kept until the run ends (about 60 B of columns in the engine's
 /// chunk, in the Python tables and in the DataFrame built from them, the last two at once while it is
 /// assembled).
@@ -80,11 +86,13 @@ impl Limits {
     }
 }
 
-/// One term of an estimate: the field that drives it, what it counts, and its amount (bytes or events).
+/// One term of an estimate: the field that drives it, what it counts and how many, and its amount (bytes
+/// or events).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Part {
     pub field: String,
     pub what: String,
+    pub count: f64,
     pub amount: f64,
 }
 
@@ -108,6 +116,7 @@ impl Estimate {
     pub fn of(cfg: &Config, queues: &[AnyQueue]) -> Estimate {
         let mut e = Estimate::default();
         let secs = to_secs(cfg.duration);
+        e.add_memory("duration", "the run's fixed costs".to_string(), 1.0, RUN_BYTES);
         e.flows(cfg, secs);
         e.ports(cfg, queues, secs);
         e.udp(cfg, secs);
@@ -122,22 +131,23 @@ impl Estimate {
                 count(columns),
                 if cwnd > 0 { " (cwnd of every flow)" } else { "" }
             );
-            e.add_memory("monitor.sample_interval", what.clone(), samples * columns * SAMPLE_BYTES);
+            e.add_memory("monitor.sample_interval", what.clone(), samples * columns, SAMPLE_BYTES);
             e.add_events("monitor.sample_interval", what, samples);
         }
         if let Some(t) = cfg.trace.as_ref().filter(|t| t.events) {
             let n = t.max_events as f64;
-            e.add_memory("trace.max_events", format!("{} event records", count(n)), n * TRACE_EVENT_BYTES);
+            e.add_memory("trace.max_events", format!("{} event records", count(n)), n, TRACE_EVENT_BYTES);
         }
         e
     }
 
-    fn add_memory(&mut self, field: &str, what: String, amount: f64) {
-        self.memory.push(Part { field: field.to_string(), what, amount });
+    /// A memory term: `count` items of `each` bytes.
+    fn add_memory(&mut self, field: &str, what: String, count: f64, each: f64) {
+        self.memory.push(Part { field: field.to_string(), what, count, amount: count * each });
     }
 
     fn add_events(&mut self, field: &str, what: String, amount: f64) {
-        self.events.push(Part { field: field.to_string(), what, amount });
+        self.events.push(Part { field: field.to_string(), what, count: amount, amount });
     }
 
     /// Flow slots: fixed flows, and the flows an arrival process keeps in the system at once.
@@ -149,7 +159,7 @@ impl Estimate {
                 let field = format!("{}.count", g.field);
                 let what = format!("{} flows", count(n));
                 // Each fixed flow also has its row in the results.
-                self.add_memory(&field, what.clone(), n * (FLOW_BYTES + FLOW_RESULT_BYTES + burst));
+                self.add_memory(&field, what.clone(), n, FLOW_BYTES + FLOW_RESULT_BYTES + burst);
                 let timeouts = secs / to_secs(g.tcp.rto.max);
                 let per_flow = FLOW_EVENTS + WINDOW_EVENTS * g.tcp.initial_window + timeouts;
                 self.add_events(&field, what, n * per_flow);
@@ -184,13 +194,13 @@ impl Estimate {
             let mean = a.rate * a.rtt.1 * rounds + waiting;
             let peak = (3.0 * mean + 10.0).min(arrivals + 1.0);
             let what = format!("about {} flows at once ({}/s arriving)", count(peak), count(a.rate));
-            self.add_memory(&field, what, peak * (FLOW_BYTES + burst));
+            self.add_memory(&field, what, peak, FLOW_BYTES + burst);
             let per_flow = FLOW_EVENTS + WINDOW_EVENTS * g.tcp.initial_window;
             self.add_events(&field, format!("{} arrivals", count(arrivals)), arrivals * per_flow);
             let records = arrivals.min(cfg.fct_records as f64);
             if records >= 1.0 {
                 let what = format!("{} flow records", count(records));
-                self.add_memory("monitor.fct_records", what, records * RECORD_BYTES);
+                self.add_memory("monitor.fct_records", what, records, RECORD_BYTES);
             }
         }
     }
@@ -224,11 +234,21 @@ impl Estimate {
                 None => backlog,
             };
             let what = format!("up to {} packets queued", count(held));
-            self.add_memory(&format!("{}.limit", link.queue_field), what, held * PACKET_BYTES);
+            self.add_memory(&format!("{}.limit", link.queue_field), what, held, PACKET_BYTES);
+            // In flight: what the link's delay holds, or what the longest round trip of the TCP flows
+            // crossing it holds (a window of data segments on the way out and their ACKs on the way back,
+            // in the flows' own pipes and scoreboards), whichever is more.
             let on_link = link.rate * link.delay_s / (8.0 * smallest);
-            if on_link >= 1.0 {
+            let longest =
+                crossing.clone().flat_map(|g| g.flows.iter().map(move |f| (f.rtt, g))).max_by_key(|x| x.0);
+            let data = crossing.clone().map(|g| g.tcp.packet_size).min().unwrap_or(1).max(1) as f64;
+            let windows = longest.map_or(0.0, |(rtt, _)| link.rate * to_secs(rtt) / (8.0 * data));
+            if let Some((_, g)) = longest.filter(|_| windows > on_link && windows >= 1.0) {
+                let what = format!("{} packets in flight over {}'s round trips", count(windows), link.name);
+                self.add_memory(&format!("{}.rtt", g.field), what, windows, PACKET_BYTES);
+            } else if on_link >= 1.0 {
                 let what = format!("{} packets in flight on {}", count(on_link), link.name);
-                self.add_memory(&format!("{}.delay", link.field), what, on_link * PACKET_BYTES);
+                self.add_memory(&format!("{}.delay", link.field), what, on_link, PACKET_BYTES);
             }
             // Packets served per second: data (and datagrams) at their smallest size, and queued ACKs no
             // more than one per data packet their group's route can carry.

@@ -2,6 +2,7 @@
 //! bits/s, bytes). This is what other tools consume (the Python package, the ns-3 translator) instead of
 //! keeping their own copies of the defaults and the unit grammar.
 
+use super::estimate::Part;
 use super::{Config, GroupConfig, SizeDist};
 use crate::time::{to_secs, Time, NEVER};
 use serde_json::{json, Value};
@@ -112,13 +113,27 @@ impl Config {
                 "fct_records": self.fct_records,
             },
             "limits": {"memory": self.limits.memory_bytes, "events": self.limits.events},
-            "estimate": {"memory_bytes": self.estimate.memory_bytes(), "events": self.estimate.events()},
+            "estimate": {
+                "memory_bytes": self.estimate.memory_bytes(),
+                "events": self.estimate.events(),
+                "memory_terms": terms(&self.estimate.memory),
+                "events_terms": terms(&self.estimate.events),
+            },
         });
         if let Some(t) = &self.trace {
             out["trace"] = trace_json(t, &names);
         }
         out
     }
+}
+
+/// An estimate's terms: the field that drives each, what it counts and how many, its amount (bytes or
+/// events).
+fn terms(parts: &[Part]) -> Value {
+    parts
+        .iter()
+        .map(|p| json!({"field": p.field, "what": p.what, "count": p.count, "amount": p.amount}))
+        .collect()
 }
 
 /// `[trace]` resolved: filters as ranges and link names, times in seconds.
