@@ -92,6 +92,8 @@ def test_droptail_limit_and_sizes():
     sc = scenario()
     sc["tcp"] = {**sc.get("tcp", {}), **LIKE_NS3}
     assert ns3sim.translate(sc)["notes"] == []
+    sc["tcp"] = {**scenario()["tcp"], "profile": "ns3"}  # the same switches in one line
+    assert ns3sim.translate(sc)["notes"] == []
     assert tcp["limited_transmit"] is True
     # The dumbbell: ACKs return to the senders' block over the bottleneck's reverse direction; the
     # receiver is the router at the far end, reached without a route of its own.

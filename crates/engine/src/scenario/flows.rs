@@ -176,6 +176,48 @@ pub struct Tcp {
     pub recovery: Recovery,
     /// `false` | `true` (= `"rtt"`) | `"off"` | `"rtt"` | `"linux"`.
     pub pacing: Value,
+    /// `"rfc"` (the default) or `"ns3"`: the defaults of the switches where ns-3 departs from the RFCs,
+    /// see [`TcpProfile`].
+    pub profile: TcpProfile,
+}
+
+/// `tcp.profile`: where simulators depart from the RFCs, whose behaviour the switches default to. `"rfc"`
+/// (the default) leaves each at its RFC value; `"ns3"` sets each the table does not set to ns-3 3.44's
+/// ([`NS3_PROFILE`]; `docs/validation/ns3-mapping.md` gives the ns-3 code behind each), so that a scenario
+/// written to be compared with ns-3 says so in one line.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpProfile {
+    #[default]
+    Rfc,
+    Ns3,
+}
+
+/// The `"ns3"` profile: each switch and ns-3 3.44's value (`TcpSocketBase`, `TcpNewReno`,
+/// `TcpClassicRecovery`).
+pub const NS3_PROFILE: [(&str, &str); 8] = [
+    ("ssthresh_from", "pipe"),
+    ("rto_backoff", "new-ack"),
+    ("recovery_timer", "first-partial-ack"),
+    ("partial_ack", "send-one"),
+    ("recovery_exit", "grow"),
+    ("ca_increase", "whole-bytes"),
+    ("ecn_states", "any"),
+    ("full_ack", "ssthresh"),
+];
+
+/// A TCP table with its profile's values filled in where it sets none (`handshake` too: ns-3 opens every
+/// connection with a SYN).
+fn with_profile(mut value: Value) -> Value {
+    if let Some(table) =
+        value.as_object_mut().filter(|t| t.get("profile").and_then(Value::as_str) == Some("ns3"))
+    {
+        for (key, v) in NS3_PROFILE {
+            table.entry(key).or_insert_with(|| Value::String(v.into()));
+        }
+        table.entry("handshake").or_insert(Value::Bool(true));
+    }
+    value
 }
 
 /// `tcp.rto_backoff`: keep the timer's backoff `"until-sample"` (RFC 6298 with Karn's rule, the default)
@@ -236,6 +278,7 @@ impl Default for Tcp {
             recovery_exit: RecoveryExit::Deflate,
             recovery: Recovery::NewReno,
             pacing: Value::Bool(false),
+            profile: TcpProfile::Rfc,
         }
     }
 }
@@ -250,7 +293,7 @@ pub struct GroupTcp {
 
 fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
     let value = if value.is_null() { Value::Object(Default::default()) } else { value.clone() };
-    let t: Tcp = from_value(value, f)?;
+    let t: Tcp = from_value(with_profile(value), f)?;
     let field = |n: &str| format!("{f}.{n}");
     finite_range(&field("packet_size"), t.packet_size.0, 64.0, 65535.0, "in [64, 65535] bytes")?;
     finite_range(&field("header_size"), t.header_size.0, 0.0, t.packet_size.0 - 1.0, "in [0, packet_size)")?;

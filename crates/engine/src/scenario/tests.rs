@@ -1,5 +1,5 @@
 use super::*;
-use crate::scenario::flows::MAX_FLOWS;
+use crate::scenario::flows::{MAX_FLOWS, NS3_PROFILE};
 use serde_json::{json, Value};
 
 const BASE: &str = r#"{"duration": "10s", "bottleneck": {"rate": "10Mbps", "delay": "10ms",
@@ -504,4 +504,29 @@ fn tables_are_tables() {
     assert_eq!(e.to_string(), "udp[0]: expected a table, got a list of 2 values");
     let e = with(json!({"flows": {"rtt": {"uniform": {"a": "1s", "b": "2s"}}}})).unwrap_err();
     assert_eq!(e.to_string(), "flows.rtt.uniform: expected a list of 2 values, got a table");
+}
+
+/// `tcp.profile = "ns3"` gives every ns-3 switch its ns-3 value, as the same table written out switch by
+/// switch does; a switch the table sets keeps its value; a group's own table may leave the profile.
+#[test]
+fn the_ns3_profile_is_the_switches_written_out() {
+    let tcp_of = |tcp: Value| with(json!({ "tcp": tcp })).unwrap().to_json()["groups"][0]["tcp"].clone();
+    let mut written_out: serde_json::Map<String, Value> =
+        NS3_PROFILE.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+    written_out.insert("handshake".into(), json!(true));
+    assert_eq!(tcp_of(json!({"profile": "ns3"})), tcp_of(Value::Object(written_out)));
+    assert_ne!(tcp_of(json!({"profile": "ns3"})), tcp_of(json!({})));
+    assert_eq!(tcp_of(json!({"profile": "rfc"})), tcp_of(json!({})));
+    let own = tcp_of(json!({"profile": "ns3", "partial_ack": "pipe", "handshake": false}));
+    assert_eq!((own["partial_ack"].as_str(), own["handshake"].as_bool()), (Some("pipe"), Some(false)));
+    assert_eq!(own["recovery_exit"], "grow");
+    let groups = with(json!({"tcp": {"profile": "ns3"}, "flows": [
+        {"name": "a", "count": 1, "rtt": "100ms"},
+        {"name": "b", "count": 1, "rtt": "100ms", "tcp": {"partial_ack": "pipe"}}]}))
+    .unwrap()
+    .to_json();
+    assert_eq!(groups["groups"][0]["tcp"]["partial_ack"], "send-one");
+    assert_eq!(groups["groups"][1]["tcp"]["partial_ack"], "pipe");
+    assert_eq!(groups["groups"][1]["tcp"]["recovery_exit"], "grow");
+    assert_eq!(field_of(json!({"tcp": {"profile": "ns-3"}})), "tcp.profile");
 }
