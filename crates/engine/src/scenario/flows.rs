@@ -158,9 +158,9 @@ pub struct Tcp {
     pub ca_increase: CaIncrease,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
-    pub ssthresh_from: SsthreshFrom,
-    pub rto_backoff: RtoBackoff,
-    pub full_ack: FullAckSpec,
+    pub ssthresh_from: InFlight,
+    pub rto_backoff: BackoffEnd,
+    pub full_ack: FullAck,
     pub overhead: Seconds,
     /// Open each connection with a SYN / SYN-ACK exchange before the first data segment.
     pub handshake: bool,
@@ -220,32 +220,6 @@ fn with_profile(mut value: Value) -> Value {
     value
 }
 
-/// `tcp.rto_backoff`: keep the timer's backoff `"until-sample"` (RFC 6298 with Karn's rule, the default)
-/// or drop it at the next `"new-ack"` (ns-3 3.44).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum RtoBackoff {
-    UntilSample,
-    NewAck,
-}
-
-/// `tcp.full_ack`: NewReno's window after a full acknowledgment without SACK, `"flight"` (RFC 6582 §3.2
-/// step 6 option 1, the default) or `"ssthresh"` (option 2, ns-2 and ns-3).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum FullAckSpec {
-    Flight,
-    Ssthresh,
-}
-
-/// `tcp.ssthresh_from`: `"flight"` (RFC 5681, the default) or `"pipe"` (ns-3 3.44).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum SsthreshFrom {
-    Flight,
-    Pipe,
-}
-
 impl Default for Tcp {
     fn default() -> Self {
         Tcp {
@@ -268,9 +242,9 @@ impl Default for Tcp {
             ca_increase: CaIncrease::Exact,
             dupack_threshold: 3,
             limited_transmit: true,
-            ssthresh_from: SsthreshFrom::Flight,
-            rto_backoff: RtoBackoff::UntilSample,
-            full_ack: FullAckSpec::Flight,
+            ssthresh_from: InFlight::FlightSize,
+            rto_backoff: BackoffEnd::ValidSample,
+            full_ack: FullAck::Flight,
             overhead: Seconds(0.0),
             handshake: false,
             recovery_timer: RecoveryTimer::EveryAck,
@@ -352,18 +326,9 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
         ca_increase: t.ca_increase,
         dupack_threshold: t.dupack_threshold,
         limited_transmit: t.limited_transmit,
-        ssthresh_from: match t.ssthresh_from {
-            SsthreshFrom::Flight => InFlight::FlightSize,
-            SsthreshFrom::Pipe => InFlight::Pipe,
-        },
-        backoff_end: match t.rto_backoff {
-            RtoBackoff::UntilSample => BackoffEnd::ValidSample,
-            RtoBackoff::NewAck => BackoffEnd::NewAck,
-        },
-        full_ack: match t.full_ack {
-            FullAckSpec::Flight => FullAck::Flight,
-            FullAckSpec::Ssthresh => FullAck::Ssthresh,
-        },
+        ssthresh_from: t.ssthresh_from,
+        backoff_end: t.rto_backoff,
+        full_ack: t.full_ack,
         overhead: from_secs(t.overhead.0),
         handshake: t.handshake,
         recovery_timer: t.recovery_timer,

@@ -15,10 +15,13 @@ pub mod sender;
 use crate::time::Time;
 pub use rtt::RtoBounds;
 
-/// What "data in flight" means when a congestion signal sets `ssthresh` (half of it, for NewReno).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What "data in flight" means when a congestion signal sets `ssthresh` (half of it, for NewReno):
+/// `tcp.ssthresh_from`, `"flight"` (the default) or `"pipe"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum InFlight {
     /// FlightSize, the data sent and not cumulatively acknowledged: RFC 5681 eq. (4) and RFC 6675 §5 (4.2).
+    #[serde(rename = "flight")]
     FlightSize,
     /// RFC 6675's `pipe` (SACKed and lost segments excluded), what ns-3 3.44 halves
     /// (`TcpSocketBase::EnterRecovery`, `ReTxTimeout`), giving a smaller `ssthresh` after losses. On
@@ -27,10 +30,13 @@ pub enum InFlight {
     Pipe,
 }
 
-/// When the retransmission timer's exponential backoff ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// When the retransmission timer's exponential backoff ends: `tcp.rto_backoff`, `"until-sample"` (the
+/// default) or `"new-ack"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum BackoffEnd {
     /// At the next valid RTT sample (Karn & Partridge; RFC 6298 §5.5 with Karn's rule, §3).
+    #[serde(rename = "until-sample")]
     ValidSample,
     /// At the next ACK of new data, even one for a retransmitted segment (ns-3 3.44's `NewAck`). A flow
     /// whose RTT has grown past the minimum RTO can then time out spuriously forever, since every ACK is
@@ -108,8 +114,9 @@ impl Recovery {
 }
 
 /// The window NewReno sets when a full acknowledgment ends fast recovery without SACK (RFC 6582 §3.2
-/// step 6, which offers both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// step 6, which offers both): `tcp.full_ack`, `"flight"` (the default) or `"ssthresh"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FullAck {
     /// Option (1), the default: `min(ssthresh, max(FlightSize, 1) + 1)`, so the data outstanding after the
     /// recovery, not a possibly far larger `ssthresh`, decides what may leave at once; slow start then
