@@ -10,7 +10,7 @@ use crate::tcp::{
     BackoffEnd, CaIncrease, EcnResponse, EcnStates, FullAck, InFlight, Pacing, PartialAck, Recovery,
     RecoveryExit, RecoveryTimer, RtoBounds, TcpConfig,
 };
-use crate::time::{from_secs, Time, NEVER};
+use crate::time::{from_secs, to_secs, Time, NEVER};
 pub use crate::traffic::SizeDist;
 use crate::units::{Bytes, Rate, Seconds};
 use serde::de::{self, IntoDeserializer};
@@ -222,35 +222,38 @@ fn with_profile(mut value: Value) -> Value {
 
 impl Default for Tcp {
     fn default() -> Self {
+        // The engine's defaults, in the table's units.
+        let c = TcpConfig::default();
+        let secs = |t: Time| Seconds(to_secs(t));
         Tcp {
             congestion_control: Value::String("newreno".into()),
-            packet_size: Bytes(1000.0),
-            header_size: Bytes(40.0),
+            packet_size: Bytes(c.packet_size as f64),
+            header_size: Bytes((c.packet_size - c.payload) as f64),
             ack_size: Bytes(40.0),
-            initial_window: 10.0,
+            initial_window: c.initial_window,
             max_window: None,
-            min_rto: Seconds(0.2),
-            initial_rto: Seconds(1.0),
-            max_rto: Seconds(60.0),
-            clock_granularity: Seconds(0.001),
-            delayed_ack: false,
-            delayed_ack_timeout: Seconds(0.2),
-            sack: true,
-            ecn: false,
-            ecn_response: EcnResponse::OncePerRtt,
-            ecn_states: EcnStates::Open,
-            ca_increase: CaIncrease::Exact,
-            dupack_threshold: 3,
-            limited_transmit: true,
-            ssthresh_from: InFlight::FlightSize,
-            rto_backoff: BackoffEnd::ValidSample,
-            full_ack: FullAck::Flight,
-            overhead: Seconds(0.0),
-            handshake: false,
-            recovery_timer: RecoveryTimer::EveryAck,
-            partial_ack: PartialAck::Pipe,
-            recovery_exit: RecoveryExit::Deflate,
-            recovery: Recovery::NewReno,
+            min_rto: secs(c.rto.min),
+            initial_rto: secs(c.rto.initial),
+            max_rto: secs(c.rto.max),
+            clock_granularity: secs(c.rto.granularity),
+            delayed_ack: c.delayed_ack,
+            delayed_ack_timeout: secs(c.delayed_ack_timeout),
+            sack: c.sack,
+            ecn: c.ecn,
+            ecn_response: c.ecn_response,
+            ecn_states: c.ecn_states,
+            ca_increase: c.ca_increase,
+            dupack_threshold: c.dupack_threshold,
+            limited_transmit: c.limited_transmit,
+            ssthresh_from: c.ssthresh_from,
+            rto_backoff: c.backoff_end,
+            full_ack: c.full_ack,
+            overhead: secs(c.overhead),
+            handshake: c.handshake,
+            recovery_timer: c.recovery_timer,
+            partial_ack: c.partial_ack,
+            recovery_exit: c.recovery_exit,
+            recovery: c.recovery,
             pacing: Value::Bool(false),
             profile: TcpProfile::Rfc,
         }

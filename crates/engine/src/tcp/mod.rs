@@ -209,6 +209,46 @@ pub struct TcpConfig {
     pub pacing: Pacing,
 }
 
+/// The defaults of `[tcp]` (`docs/scenario.md`): 1000-byte packets with 40 bytes of headers, an initial
+/// window of 10 (RFC 6928), RFC 6298's timer with a 200 ms floor (Linux's, not the RFC's 1 s) and 1 ms
+/// clock, SACK, RFC 3042, no delayed ACK, no ECN, and every switch at its RFC value.
+impl Default for TcpConfig {
+    fn default() -> Self {
+        use crate::time::from_secs;
+        TcpConfig {
+            packet_size: 1000,
+            payload: 960,
+            initial_window: 10.0,
+            max_window: u32::MAX,
+            rto: RtoBounds {
+                initial: from_secs(1.0),
+                min: from_secs(0.2),
+                max: from_secs(60.0),
+                granularity: from_secs(0.001),
+            },
+            sack: true,
+            ecn: false,
+            ecn_response: EcnResponse::OncePerRtt,
+            ecn_states: EcnStates::Open,
+            ca_increase: CaIncrease::Exact,
+            dupack_threshold: 3,
+            limited_transmit: true,
+            ssthresh_from: InFlight::FlightSize,
+            backoff_end: BackoffEnd::ValidSample,
+            full_ack: FullAck::Flight,
+            overhead: 0,
+            handshake: false,
+            recovery_timer: RecoveryTimer::EveryAck,
+            partial_ack: PartialAck::Pipe,
+            recovery_exit: RecoveryExit::Deflate,
+            recovery: Recovery::NewReno,
+            delayed_ack: false,
+            delayed_ack_timeout: from_secs(0.2),
+            pacing: Pacing::Off,
+        }
+    }
+}
+
 impl TcpConfig {
     /// Whether the connection uses SACK: `tcp.sack`, except under classic Reno recovery, which has none
     /// (ns-2's `Agent/TCP/Reno`): it is not negotiated, the receiver sends no blocks.

@@ -159,34 +159,16 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CaIncrease, EcnStates, PartialAck, Recovery, RecoveryExit, RecoveryTimer, RtoBounds};
+    use crate::tcp::RtoBounds;
 
     fn cfg(delayed: bool) -> TcpConfig {
         TcpConfig {
-            packet_size: 1000,
-            payload: 960,
             initial_window: 1.0,
-            max_window: u32::MAX,
             rto: RtoBounds { initial: 1, min: 1, max: 1, granularity: 1 },
-            sack: true,
             ecn: true,
-            ecn_response: EcnResponse::OncePerRtt,
-            ecn_states: EcnStates::Open,
-            ca_increase: CaIncrease::Exact,
-            dupack_threshold: 3,
-            limited_transmit: false,
-            ssthresh_from: crate::tcp::InFlight::FlightSize,
-            backoff_end: crate::tcp::BackoffEnd::ValidSample,
-            full_ack: crate::tcp::FullAck::Flight,
-            overhead: 0,
-            handshake: false,
-            recovery_timer: RecoveryTimer::EveryAck,
-            partial_ack: PartialAck::Pipe,
-            recovery_exit: RecoveryExit::Deflate,
-            recovery: Recovery::NewReno,
             delayed_ack: delayed,
             delayed_ack_timeout: 100,
-            pacing: crate::tcp::Pacing::Off,
+            ..TcpConfig::default()
         }
     }
 

@@ -739,41 +739,10 @@ impl<C: CongestionControl> Sender<C> {
 mod tests {
     use super::*;
     use crate::tcp::cc::NewReno;
-    use crate::tcp::RtoBounds;
     use crate::time::from_secs;
 
     fn cfg(sack: bool, ecn: bool) -> TcpConfig {
-        TcpConfig {
-            packet_size: 1000,
-            payload: 960,
-            initial_window: 10.0,
-            max_window: u32::MAX,
-            rto: RtoBounds {
-                initial: from_secs(1.0),
-                min: from_secs(0.2),
-                max: from_secs(60.0),
-                granularity: from_secs(0.001),
-            },
-            sack,
-            ecn,
-            ecn_response: EcnResponse::OncePerRtt,
-            ecn_states: EcnStates::Open,
-            ca_increase: CaIncrease::Exact,
-            dupack_threshold: 3,
-            limited_transmit: false,
-            ssthresh_from: InFlight::FlightSize,
-            backoff_end: crate::tcp::BackoffEnd::ValidSample,
-            full_ack: FullAck::Flight,
-            overhead: 0,
-            handshake: false,
-            recovery_timer: RecoveryTimer::EveryAck,
-            partial_ack: PartialAck::Pipe,
-            recovery_exit: RecoveryExit::Deflate,
-            recovery: Recovery::NewReno,
-            delayed_ack: false,
-            delayed_ack_timeout: from_secs(0.2),
-            pacing: Pacing::Off,
-        }
+        TcpConfig { sack, ecn, limited_transmit: false, ..TcpConfig::default() }
     }
 
     fn ack(n: u32, sack: &[(u32, u32)]) -> Ack {
