@@ -13,6 +13,7 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod spec;
 pub mod tcp;
 pub mod time;
 pub mod timer;

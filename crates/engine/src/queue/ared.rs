@@ -46,7 +46,7 @@ use super::red::{check_mark_p, Red, RedParams};
 use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::spec::{check, err, finite_range, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};

@@ -21,7 +21,7 @@
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, finite_range, ScenarioError};
+use crate::spec::{check, finite_range, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,7 @@
 
 use super::{resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
-use crate::scenario::ScenarioError;
+use crate::spec::ScenarioError;
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::Deserialize;

@@ -61,7 +61,7 @@ use super::red::powi_exact;
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::spec::{check, err, finite_range, ScenarioError};
 use crate::time::{to_secs, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -558,7 +558,7 @@ impl QueueDisc for EunWang {
 /// The discipline a queue table builds for `flows` TCP flows, described as JSON: its N, N^α, thresholds,
 /// buffer and `p^N(q)` at each of `queues` (for checks against `bufferlab.models.eun_wang`).
 pub fn describe(table: &Value, flows: u32, queues: &[f64]) -> Result<Value, ScenarioError> {
-    let spec: Spec = crate::scenario::from_value(table.clone(), "queue")?;
+    let spec: Spec = crate::spec::from_value(table.clone(), "queue")?;
     let ctx = QueueContext {
         field: "queue",
         link_rate_bps: 1e7,
@@ -590,7 +590,7 @@ mod tests {
     use crate::time::from_secs;
 
     fn build(table: Value, flows: u32) -> EunWang {
-        let spec: Spec = crate::scenario::from_value(table, "q").unwrap();
+        let spec: Spec = crate::spec::from_value(table, "q").unwrap();
         EunWang::build(&spec, QueueContext { flows, ..test_context("q") }).unwrap()
     }
 

@@ -49,7 +49,7 @@ use super::codel::{CoDelState, Params};
 use super::{reason, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::{Kind, Packet};
 use crate::rng::mix64;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::spec::{check, err, finite_range, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};

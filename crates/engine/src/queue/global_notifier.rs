@@ -41,7 +41,7 @@
 use super::red::{AboveMax, CountRule, RedCore, RedDecision, RedTest};
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::{Ecn, Packet};
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::spec::{check, err, finite_range, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::Deserialize;

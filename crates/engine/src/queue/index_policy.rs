@@ -21,7 +21,7 @@
 
 use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::Packet;
-use crate::scenario::ScenarioError;
+use crate::spec::ScenarioError;
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::Deserialize;

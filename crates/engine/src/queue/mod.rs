@@ -27,7 +27,7 @@ pub mod red;
 
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
-use crate::scenario::{check, err, from_value, ScenarioError};
+use crate::spec::{check, err, from_value, with_tag, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::de::DeserializeOwned;
@@ -285,20 +285,6 @@ pub fn resolve_limit(
         }
         (None, None) => err(&ctx.field("limit"), "required: packets waiting, >= 1 (or limit_bytes)"),
     }
-}
-
-/// `{ <tag> = name, ...params }`.
-pub(crate) fn with_tag(
-    tag: &str,
-    name: &str,
-    params: Result<serde_json::Value, serde_json::Error>,
-) -> serde_json::Value {
-    let mut table = serde_json::Map::new();
-    table.insert(tag.to_string(), name.into());
-    if let Ok(serde_json::Value::Object(p)) = params {
-        table.extend(p);
-    }
-    serde_json::Value::Object(table)
 }
 
 macro_rules! disciplines {

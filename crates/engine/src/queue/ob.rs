@@ -16,7 +16,7 @@ use super::optimizer::{
 };
 use super::{Discipline, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
-use crate::scenario::{err, finite_range, ScenarioError};
+use crate::spec::{err, finite_range, ScenarioError};
 use crate::time::Time;
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};

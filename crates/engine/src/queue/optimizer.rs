@@ -25,7 +25,7 @@
 
 use super::red::powi_exact;
 use super::QueueContext;
-use crate::scenario::{check, finite_range, ScenarioError};
+use crate::spec::{check, finite_range, ScenarioError};
 use crate::time::{from_secs, serialization, to_secs, Time};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};

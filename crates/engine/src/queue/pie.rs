@@ -33,7 +33,7 @@
 use super::{resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, finite_range, ScenarioError};
+use crate::spec::{check, finite_range, ScenarioError};
 use crate::time::{from_secs, to_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};

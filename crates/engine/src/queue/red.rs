@@ -32,7 +32,7 @@
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::{check, finite_range, ScenarioError};
+use crate::spec::{check, finite_range, ScenarioError};
 use crate::time::{to_secs, Time};
 use crate::units::Bytes;
 use serde::Deserialize;

@@ -176,7 +176,7 @@ pub struct Tracer {
 
 impl Tracer {
     /// A tracer for `cfg`; opens the pcap file (an error names `trace.pcap`).
-    pub fn new(cfg: TraceConfig) -> Result<Self, crate::scenario::ScenarioError> {
+    pub fn new(cfg: TraceConfig) -> Result<Self, crate::spec::ScenarioError> {
         let pcap = match &cfg.pcap {
             Some(p) => Some(PcapSink::create(p)?),
             None => None,

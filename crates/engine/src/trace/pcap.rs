@@ -12,7 +12,7 @@
 
 use super::spec::PcapConfig;
 use crate::packet::{Ack, Ecn, MAX_SACK_BLOCKS};
-use crate::scenario::ScenarioError;
+use crate::spec::ScenarioError;
 use crate::time::Time;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};

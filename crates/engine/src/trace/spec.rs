@@ -1,8 +1,7 @@
 //! The `[trace]` table and its resolution: every field checked and named in errors.
 
 use super::KIND_NAMES;
-use crate::scenario::network::Network;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::spec::{check, err, finite_range, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::Deserialize;
@@ -92,8 +91,8 @@ impl TraceConfig {
         self.ports.get(port).copied().unwrap_or(false)
     }
 
-    /// Resolve `t` for a run of `duration` seconds over `net`.
-    pub fn resolve(t: &TraceTable, net: &Network, duration: f64) -> Result<TraceConfig, ScenarioError> {
+    /// Resolve `t` for a run of `duration` seconds over the links named `links` (one per port, in order).
+    pub fn resolve(t: &TraceTable, links: &[&str], duration: f64) -> Result<TraceConfig, ScenarioError> {
         let mut kinds = 0u16;
         match &t.kinds {
             None => kinds = (1 << KIND_NAMES.len()) - 1,
@@ -123,11 +122,11 @@ impl TraceConfig {
                 Some(ranges)
             }
         };
-        let mut ports = vec![t.ports.is_none(); net.links.len()];
+        let mut ports = vec![t.ports.is_none(); links.len()];
         if let Some(names) = &t.ports {
             check("trace.ports", !names.is_empty(), "a non-empty list of link names", "an empty list")?;
             for (i, n) in names.iter().enumerate() {
-                ports[link(net, n, &format!("trace.ports[{i}]"))?] = true;
+                ports[link(links, n, &format!("trace.ports[{i}]"))?] = true;
             }
         }
         let start = t.start.map_or(0.0, |s| s.0);
@@ -160,7 +159,7 @@ impl TraceConfig {
             Some(path) => {
                 check("trace.pcap", !path.trim().is_empty(), "a file name", "an empty string")?;
                 let port = match &t.port {
-                    Some(n) => link(net, n, "trace.port")?,
+                    Some(n) => link(links, n, "trace.port")?,
                     None => 0,
                 };
                 let snaplen = t.snaplen.map_or(DEFAULT_SNAPLEN, |b| b.0);
@@ -214,13 +213,10 @@ fn flow_range(v: &Value, field: &str) -> Result<(u32, u32), ScenarioError> {
     err(field, format!("expected a flow number >= 0 or a range such as \"0-9\", got {v}"))
 }
 
-/// The port of the link named `name`.
-fn link(net: &Network, name: &str, field: &str) -> Result<usize, ScenarioError> {
-    match net.links.iter().position(|l| l.name == name) {
+/// The port of the link named `name` among `links`.
+fn link(links: &[&str], name: &str, field: &str) -> Result<usize, ScenarioError> {
+    match links.iter().position(|&l| l == name) {
         Some(p) => Ok(p),
-        None => {
-            let known: Vec<&str> = net.links.iter().map(|l| l.name.as_str()).collect();
-            err(field, format!("no link named {name:?} (links: {})", known.join(", ")))
-        }
+        None => err(field, format!("no link named {name:?} (links: {})", links.join(", "))),
     }
 }

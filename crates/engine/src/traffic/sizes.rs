@@ -14,7 +14,7 @@
 //! Every draw is at least one byte.
 
 use crate::rng::Rng;
-use crate::scenario::{check, err, finite_range, ScenarioError};
+use crate::spec::{check, err, finite_range, ScenarioError};
 use crate::units::parse_size;
 use serde_json::Value;
 

@@ -16,7 +16,7 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
-use crate::scenario::{check, ScenarioError};
+use crate::spec::{check, ScenarioError};
 use serde::Deserialize;
 
 /// The window a multiplicative decrease starts from.

@@ -30,7 +30,7 @@
 use super::aimd::ReduceFrom;
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
-use crate::scenario::{check, ScenarioError};
+use crate::spec::{check, ScenarioError};
 use crate::time::{to_secs, Time};
 use serde::Deserialize;
 

@@ -24,7 +24,7 @@ pub use whittle::Whittle;
 
 use super::rtt::RttEstimator;
 use crate::rng::Rng;
-use crate::scenario::{err, from_value, ScenarioError};
+use crate::spec::{err, from_value, with_tag, ScenarioError};
 use crate::time::Time;
 
 /// The congestion window state a controller may change, in segments.
@@ -156,7 +156,7 @@ macro_rules! controllers {
             /// The table with every parameter, defaults filled in (`kind` first).
             pub fn to_json(&self) -> serde_json::Value {
                 let params = match self { $(CcSpec::$variant(s) => serde_json::to_value(s)),* };
-                crate::queue::with_tag("kind", self.name(), params)
+                with_tag("kind", self.name(), params)
             }
         }
 

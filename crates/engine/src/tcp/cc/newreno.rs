@@ -4,7 +4,7 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Window};
 use crate::rng::Rng;
-use crate::scenario::ScenarioError;
+use crate::spec::ScenarioError;
 use serde::Deserialize;
 
 #[derive(Clone, Debug, Default)]

@@ -25,7 +25,7 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
-use crate::scenario::ScenarioError;
+use crate::spec::ScenarioError;
 use crate::time::{from_secs, to_secs, Time};
 use serde::Deserialize;
 

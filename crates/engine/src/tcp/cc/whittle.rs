@@ -20,7 +20,7 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
-use crate::scenario::{check, err, ScenarioError};
+use crate::spec::{check, err, ScenarioError};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::Arc;
 
