@@ -99,7 +99,7 @@ impl Config {
             })).collect::<Vec<_>>(),
             "groups": self.groups.iter().map(|g| group_json(g, &names)).collect::<Vec<_>>(),
             "udp": self.udp.iter().map(|u| json!({
-                "pattern": match u.pattern { crate::traffic::ArrivalPattern::Poisson => "poisson", crate::traffic::ArrivalPattern::Cbr => "cbr" },
+                "pattern": u.pattern,
                 "rate": u.rate_bps,
                 "packet_size": u.packet_size,
                 "start": to_secs(u.start),

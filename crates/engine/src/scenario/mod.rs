@@ -70,7 +70,7 @@ pub(crate) fn zero_seconds() -> Seconds {
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct Udp {
-    pub pattern: Pattern,
+    pub pattern: ArrivalPattern,
     pub rate: Rate,
     #[serde(default = "default_udp_size")]
     pub packet_size: Bytes,
@@ -83,13 +83,6 @@ pub struct Udp {
 
 fn default_udp_size() -> Bytes {
     Bytes(1000.0)
-}
-
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Pattern {
-    Poisson,
-    Cbr,
 }
 
 /// An open-loop source, resolved.
@@ -233,10 +226,7 @@ impl Scenario {
                 None => vec![0],
             };
             out.push(UdpConfig {
-                pattern: match u.pattern {
-                    Pattern::Poisson => ArrivalPattern::Poisson,
-                    Pattern::Cbr => ArrivalPattern::Cbr,
-                },
+                pattern: u.pattern,
                 rate_bps: u.rate.0,
                 packet_size: u.packet_size.0.round() as u32,
                 start: from_secs(u.start.0),

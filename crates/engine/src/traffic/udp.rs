@@ -4,8 +4,9 @@
 use crate::rng::Rng;
 use crate::time::{from_secs, Time, NEVER};
 
-/// How packets are spaced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How packets are spaced (`udp[i].pattern`: `"poisson"` or `"cbr"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ArrivalPattern {
     /// Exponential gaps: a Poisson process.
     Poisson,
