@@ -494,7 +494,7 @@ impl<C: CongestionControl> Sender<C> {
     /// `cfg.ssthresh_from` says.
     fn congestion_signal(&mut self, signal: Signal, now: Time, cfg: &TcpConfig) {
         let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
-        self.win.ssthresh = self.cc.ssthresh(&self.win, signal, &ctx);
+        self.win.ssthresh = self.cc.on_congestion(&self.win, signal, &ctx);
         self.ecn_recover = self.snd_nxt;
         self.cwr_pending = cfg.ecn;
     }
@@ -1391,7 +1391,7 @@ mod tests {
             self.calls.get_mut().push(format!("ack {acked} at {} srtt {:?}", ctx.now, ctx.rtt.srtt()));
             w.cwnd += 1.0;
         }
-        fn ssthresh(&mut self, _w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+        fn on_congestion(&mut self, _w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
             self.calls.get_mut().push(format!("{signal:?} flight {} pipe {}", ctx.flight, ctx.pipe));
             3.0
         }

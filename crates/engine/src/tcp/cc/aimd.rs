@@ -74,7 +74,7 @@ impl CongestionControl for Aimd {
         reno_growth(w, acked, self.spec.increase, ctx.whole_bytes);
     }
 
-    fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+    fn on_congestion(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
         let from = match self.spec.reduce_from {
             ReduceFrom::InFlight => ctx.in_flight as f64,
             ReduceFrom::Cwnd => w.cwnd,
@@ -102,9 +102,9 @@ mod tests {
         let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
         cc.on_ack(&mut w, 1, &ctx);
         assert!((w.cwnd - 10.09).abs() < 1e-12);
-        assert!((cc.ssthresh(&w, Signal::Ecn, &ctx) - 0.675 * 10.09).abs() < 1e-12);
+        assert!((cc.on_congestion(&w, Signal::Ecn, &ctx) - 0.675 * 10.09).abs() < 1e-12);
         let mut flight = Aimd::from_spec(&Spec::default(), "x", Rng::new(1, 1)).unwrap();
-        assert_eq!(flight.ssthresh(&w, Signal::Loss, &ctx), 3.5);
+        assert_eq!(flight.on_congestion(&w, Signal::Loss, &ctx), 3.5);
     }
 
     #[test]
@@ -114,21 +114,24 @@ mod tests {
         let est = RttEstimator::default();
         let ctx = test_context(&est, 20);
         // The first decrease halves, even in congestion avoidance.
-        assert_eq!(cc.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
+        assert_eq!(cc.on_congestion(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
         // Later ones in congestion avoidance use `decrease`, for losses and ECN alike.
-        assert_eq!(cc.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 13.5);
-        assert_eq!(cc.ssthresh(&Window { cwnd: 40.0, ssthresh: 13.5 }, Signal::Ecn, &ctx), 27.0);
+        assert_eq!(cc.on_congestion(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 13.5);
+        assert_eq!(cc.on_congestion(&Window { cwnd: 40.0, ssthresh: 13.5 }, Signal::Ecn, &ctx), 27.0);
         // A timeout halves; so does any decrease in slow start (cwnd < ssthresh).
-        assert_eq!(cc.ssthresh(&Window { cwnd: 40.0, ssthresh: 27.0 }, Signal::Timeout, &ctx), 20.0);
-        assert_eq!(cc.ssthresh(&Window { cwnd: 12.0, ssthresh: 20.0 }, Signal::Loss, &ctx), 6.0);
-        assert_eq!(cc.ssthresh(&Window { cwnd: 12.0, ssthresh: 6.0 }, Signal::Ecn, &ctx), 0.675 * 12.0);
+        assert_eq!(cc.on_congestion(&Window { cwnd: 40.0, ssthresh: 27.0 }, Signal::Timeout, &ctx), 20.0);
+        assert_eq!(cc.on_congestion(&Window { cwnd: 12.0, ssthresh: 20.0 }, Signal::Loss, &ctx), 6.0);
+        assert_eq!(cc.on_congestion(&Window { cwnd: 12.0, ssthresh: 6.0 }, Signal::Ecn, &ctx), 0.675 * 12.0);
         // Without the option every decrease uses `decrease`; at 0.5 the option changes nothing.
         let mut plain =
             Aimd::from_spec(&Spec { ns2_halving: false, ..spec.clone() }, "c", Rng::new(1, 1)).unwrap();
-        assert_eq!(plain.ssthresh(&Window { cwnd: 20.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx), 13.5);
+        assert_eq!(
+            plain.on_congestion(&Window { cwnd: 20.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx),
+            13.5
+        );
         let mut half = Aimd::from_spec(&Spec { decrease: 0.5, ..spec }, "c", Rng::new(1, 1)).unwrap();
-        assert_eq!(half.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
-        assert_eq!(half.ssthresh(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
+        assert_eq!(half.on_congestion(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
+        assert_eq!(half.on_congestion(&Window { cwnd: 20.0, ssthresh: 10.0 }, Signal::Loss, &ctx), 10.0);
     }
 
     #[test]

@@ -280,7 +280,7 @@ impl CongestionControl for Cubic {
         w.cwnd += (target - w.cwnd) / w.cwnd;
     }
 
-    fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+    fn on_congestion(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
         let whole = self.spec.growth == Growth::WholeSegments;
         let cwnd = if whole { w.cwnd.floor() } else { w.cwnd };
         let from = match self.spec.reduce_from {
@@ -336,7 +336,7 @@ mod tests {
         let e = est(0.1);
         let ctx = test_context(&e, 100);
         let w0 = Window { cwnd: 100.0, ssthresh: f64::INFINITY };
-        let ss = cc.ssthresh(&w0, Signal::Loss, &ctx);
+        let ss = cc.on_congestion(&w0, Signal::Loss, &ctx);
         assert!(close(ss, 70.0));
         assert_eq!(cc.w_max(), 100.0);
         let mut w = Window { cwnd: ss, ssthresh: ss };
@@ -355,7 +355,7 @@ mod tests {
         assert!(close(w.cwnd, 70.0 + 9.0 / 17.0 / 70.0), "{}", w.cwnd);
         // Without it (srtt 0.1): target W(0.1) = 100 − 0.4·(K − 0.1)³, cwnd += (target − 70)/70.
         let mut plain = cubic(Spec { reno_friendly: false, ..Spec::default() });
-        plain.ssthresh(&w0, Signal::Loss, &ctx);
+        plain.on_congestion(&w0, Signal::Loss, &ctx);
         let mut w = Window { cwnd: ss, ssthresh: ss };
         plain.on_ack(&mut w, 1, &ctx);
         let target = 100.0 - 0.4 * (k - 0.1).powi(3);
@@ -368,7 +368,7 @@ mod tests {
         let mut cc = cubic(Spec { reno_friendly: false, ..Spec::default() });
         let e = est(0.1);
         let mut ctx = test_context(&e, 10);
-        cc.ssthresh(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        cc.on_congestion(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
         let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
         cc.on_ack(&mut w, 1, &ctx); // the stage starts at t = 0
         let before = w.cwnd;
@@ -379,7 +379,11 @@ mod tests {
         // W(0.1) = 100 − 0.4·(K − 0.1)³ = 97.44; a window of 99 (set from outside) stays.
         let mut cc = cubic(Spec { reno_friendly: false, ..Spec::default() });
         ctx.now = 0;
-        cc.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &test_context(&e, 50));
+        cc.on_congestion(
+            &Window { cwnd: 100.0, ssthresh: f64::INFINITY },
+            Signal::Loss,
+            &test_context(&e, 50),
+        );
         let mut w = Window { cwnd: 97.0, ssthresh: 35.0 };
         cc.on_ack(&mut w, 1, &ctx);
         assert!(close(cc.k(), 7.5f64.cbrt()));
@@ -394,10 +398,10 @@ mod tests {
         let mut cc = cubic(Spec::default());
         let e = est(0.1);
         let ctx = test_context(&e, 80);
-        cc.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        cc.on_congestion(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
         assert_eq!(cc.w_max(), 100.0);
         // The next loss at cwnd 80 < W_max: W_max = 80·(1 + 0.7)/2 = 68; ssthresh = 0.7·80 = 56.
-        let ss = cc.ssthresh(&Window { cwnd: 80.0, ssthresh: 70.0 }, Signal::Ecn, &ctx);
+        let ss = cc.on_congestion(&Window { cwnd: 80.0, ssthresh: 70.0 }, Signal::Ecn, &ctx);
         assert!(close(cc.w_max(), 68.0));
         assert!(close(ss, 56.0));
         // K = cbrt((68 − 56) / 0.4) = cbrt(30).
@@ -406,8 +410,8 @@ mod tests {
         assert!(close(cc.k(), 30f64.cbrt()));
         // Without fast convergence W_max = cwnd = 80; K = cbrt((80 − 56)/0.4) = cbrt(60).
         let mut plain = cubic(Spec { fast_convergence: false, ..Spec::default() });
-        plain.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
-        plain.ssthresh(&Window { cwnd: 80.0, ssthresh: 70.0 }, Signal::Loss, &ctx);
+        plain.on_congestion(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        plain.on_congestion(&Window { cwnd: 80.0, ssthresh: 70.0 }, Signal::Loss, &ctx);
         assert_eq!(plain.w_max(), 80.0);
         let mut w = Window { cwnd: 56.0, ssthresh: 56.0 };
         plain.on_ack(&mut w, 1, &ctx);
@@ -419,10 +423,10 @@ mod tests {
         let e = est(0.1);
         let w = Window { cwnd: 20.0, ssthresh: f64::INFINITY };
         let mut flight = cubic(Spec::default());
-        assert!(close(flight.ssthresh(&w, Signal::Loss, &test_context(&e, 10)), 7.0));
+        assert!(close(flight.on_congestion(&w, Signal::Loss, &test_context(&e, 10)), 7.0));
         let mut cwnd = cubic(Spec { reduce_from: ReduceFrom::Cwnd, ..Spec::default() });
-        assert!(close(cwnd.ssthresh(&w, Signal::Loss, &test_context(&e, 10)), 14.0));
-        assert_eq!(flight.ssthresh(&w, Signal::Loss, &test_context(&e, 2)), 2.0);
+        assert!(close(cwnd.on_congestion(&w, Signal::Loss, &test_context(&e, 10)), 14.0));
+        assert_eq!(flight.on_congestion(&w, Signal::Loss, &test_context(&e, 2)), 2.0);
         assert_eq!(flight.loss_window(&w, &test_context(&e, 2)), 1.0);
     }
 
@@ -434,7 +438,7 @@ mod tests {
         let e = est(0.01);
         let mut ctx = test_context(&e, 10);
         let mut cc = cubic(Spec::default());
-        cc.ssthresh(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        cc.on_congestion(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
         let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
         // First ACK: W_est = 7 + α/7, α = 3·0.3/1.7 = 9/17; W_cubic(0) = 7 < W_est: cwnd = W_est.
         cc.on_ack(&mut w, 1, &ctx);
@@ -457,7 +461,7 @@ mod tests {
         // Without the region, the cubic curve alone grows far slower at this RTT.
         let mut plain = cubic(Spec { reno_friendly: false, ..Spec::default() });
         ctx.now = 0;
-        plain.ssthresh(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        plain.on_congestion(&Window { cwnd: 10.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
         let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
         for _ in 0..acks {
             ctx.now += from_secs(0.01 / w.cwnd);
@@ -475,7 +479,7 @@ mod tests {
         cc.on_ack(&mut w, 2, &ctx);
         assert_eq!(w.cwnd, 11.0);
         // Timeout at cwnd 40: ssthresh 28, W_max 40 (first signal); cwnd = 1, slow start to 28.
-        let ss = cc.ssthresh(&Window { cwnd: 40.0, ssthresh: f64::INFINITY }, Signal::Timeout, &ctx);
+        let ss = cc.on_congestion(&Window { cwnd: 40.0, ssthresh: f64::INFINITY }, Signal::Timeout, &ctx);
         assert!(close(ss, 28.0));
         let mut w = Window { cwnd: cc.loss_window(&w, &ctx), ssthresh: ss };
         assert_eq!(w.cwnd, 1.0);
@@ -505,7 +509,7 @@ mod tests {
             ..Spec::default()
         };
         let mut cc = cubic(spec);
-        let ss = cc.ssthresh(&Window { cwnd: 40.0, ssthresh: f64::INFINITY }, Signal::Timeout, &ctx);
+        let ss = cc.on_congestion(&Window { cwnd: 40.0, ssthresh: f64::INFINITY }, Signal::Timeout, &ctx);
         assert!(close(ss, 28.0));
         let mut w = Window { cwnd: 28.0, ssthresh: 28.0 };
         ctx.now = from_secs(5.0);
@@ -550,7 +554,7 @@ mod tests {
         let mut cc = cubic(spec.clone());
         let e = est(0.1);
         let ctx = test_context(&e, 100);
-        let ss = cc.ssthresh(&Window { cwnd: 100.7, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        let ss = cc.on_congestion(&Window { cwnd: 100.7, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
         assert_eq!((ss, cc.w_max()), (70.0, 100.0));
         // The stage starts at t_epoch = 0: K = cbrt(30/0.4) = cbrt(75); t = 0 + min RTT 0.1,
         // ⌊0.4·(K − 0.1)³⌋ = ⌊27.92⌋ = 27, target 73, cnt = ⌊70/3⌋ = 23; the Reno-friendly estimate
@@ -571,11 +575,11 @@ mod tests {
         cc.on_ack(&mut w, 1, &ctx);
         assert_eq!(w.cwnd, 72.0);
         // A second loss below W_max with fast convergence: w = 80, W_max = ⌊80·1.7/2⌋ = 68, ssthresh 56.
-        let ss = cc.ssthresh(&Window { cwnd: 80.9, ssthresh: 72.0 }, Signal::Loss, &ctx);
+        let ss = cc.on_congestion(&Window { cwnd: 80.9, ssthresh: 72.0 }, Signal::Loss, &ctx);
         assert_eq!((ss, cc.w_max()), (56.0, 68.0));
         // At the plateau (target = w) cnt is 100·w: a window of 68 at t = K waits 6,800 ACKs.
         let mut cc = cubic(spec);
-        cc.ssthresh(&Window { cwnd: 68.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+        cc.on_congestion(&Window { cwnd: 68.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
         let mut w = Window { cwnd: 68.0, ssthresh: 47.0 };
         let mut n = 0;
         while w.cwnd == 68.0 {
@@ -598,7 +602,7 @@ mod tests {
         let ctx = test_context(&e, 100);
         let run = |growth| {
             let mut cc = cubic(Spec { growth, reno_friendly: false, ..Spec::default() });
-            let ss = cc.ssthresh(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
+            let ss = cc.on_congestion(&Window { cwnd: 100.0, ssthresh: f64::INFINITY }, Signal::Loss, &ctx);
             let mut w = Window { cwnd: ss, ssthresh: ss };
             time_to_reach(&mut cc, &mut w, &e, 0.1, 100.0)
         };
@@ -619,7 +623,7 @@ mod tests {
             for i in 0..5000u64 {
                 ctx.now = i * from_secs(0.001);
                 if i % 700 == 699 {
-                    w.ssthresh = cc.ssthresh(&w, Signal::Loss, &ctx);
+                    w.ssthresh = cc.on_congestion(&w, Signal::Loss, &ctx);
                     w.cwnd = w.ssthresh;
                 }
                 cc.on_ack(&mut w, 1, &ctx);

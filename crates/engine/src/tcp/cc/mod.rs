@@ -72,8 +72,9 @@ pub trait CongestionControl {
     /// New data was cumulatively acknowledged outside loss recovery: one call per ACK, `acked` segments.
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext);
 
-    /// The slow-start threshold after a congestion signal. RFC 5681 eq. (4): max(in flight / 2, 2).
-    fn ssthresh(&mut self, _w: &Window, _signal: Signal, ctx: &CcContext) -> f64 {
+    /// A congestion signal (loss, ECN or timeout): the controller records what it needs (CUBIC's W_max
+    /// and epoch) and returns the new slow-start threshold. RFC 5681 eq. (4): max(in flight / 2, 2).
+    fn on_congestion(&mut self, _w: &Window, _signal: Signal, ctx: &CcContext) -> f64 {
         (ctx.in_flight as f64 / 2.0).max(2.0)
     }
 
@@ -198,8 +199,8 @@ impl CongestionControl for AnyCc {
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
         each_cc!(self, c => c.on_ack(w, acked, ctx))
     }
-    fn ssthresh(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
-        each_cc!(self, c => c.ssthresh(w, signal, ctx))
+    fn on_congestion(&mut self, w: &Window, signal: Signal, ctx: &CcContext) -> f64 {
+        each_cc!(self, c => c.on_congestion(w, signal, ctx))
     }
     fn loss_window(&mut self, w: &Window, ctx: &CcContext) -> f64 {
         each_cc!(self, c => c.loss_window(w, ctx))

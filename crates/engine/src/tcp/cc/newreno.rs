@@ -47,8 +47,8 @@ mod tests {
             cc.on_ack(&mut w, 2, &ctx);
         }
         assert!(w.cwnd > 4.9 && w.cwnd < 5.0);
-        assert_eq!(cc.ssthresh(&w, Signal::Loss, &ctx), 5.5);
-        assert_eq!(cc.ssthresh(&w, Signal::Ecn, &test_context(&est, 3)), 2.0);
+        assert_eq!(cc.on_congestion(&w, Signal::Loss, &ctx), 5.5);
+        assert_eq!(cc.on_congestion(&w, Signal::Ecn, &test_context(&est, 3)), 2.0);
         assert_eq!(cc.loss_window(&w, &ctx), 1.0);
         assert_eq!(cc.pacing_gap(&w, &ctx), None);
         assert_eq!(cc.tag(&w, &ctx), 0.0);

@@ -96,7 +96,7 @@ impl CongestionControl for Poisson {
 
     /// §2.3: `W ← W/2` on a detected loss (from the window, not the data in flight, which the model lets
     /// exceed it), at least one segment.
-    fn ssthresh(&mut self, w: &Window, _signal: Signal, ctx: &CcContext) -> f64 {
+    fn on_congestion(&mut self, w: &Window, _signal: Signal, ctx: &CcContext) -> f64 {
         (w.cwnd.min(ctx.max_window as f64) / 2.0).max(1.0)
     }
 
@@ -214,8 +214,8 @@ mod tests {
         cc.on_ack(&mut w, 1, &ctx);
         assert_eq!(w.cwnd, 12.0, "W stays at W_max");
         // W <- W/2 on a loss, from the window (not the 30 segments in flight), at least 1.
-        assert_eq!(cc.ssthresh(&w, Signal::Loss, &CcContext { in_flight: 30, ..ctx }), 6.0);
-        assert_eq!(cc.ssthresh(&Window { cwnd: 1.5, ssthresh: 1.0 }, Signal::Loss, &ctx), 1.0);
+        assert_eq!(cc.on_congestion(&w, Signal::Loss, &CcContext { in_flight: 30, ..ctx }), 6.0);
+        assert_eq!(cc.on_congestion(&Window { cwnd: 1.5, ssthresh: 1.0 }, Signal::Loss, &ctx), 1.0);
         assert_eq!(cc.loss_window(&w, &ctx), 1.0);
         // Without slow start: +1/W from the start.
         let mut pure = poisson(Spec { slow_start: false, ..Spec::default() }, 1);

@@ -143,7 +143,7 @@ impl CongestionControl for Whittle {
         w.cwnd = w.cwnd.min(self.n_max);
     }
 
-    fn ssthresh(&mut self, w: &Window, _signal: Signal, _ctx: &CcContext) -> f64 {
+    fn on_congestion(&mut self, w: &Window, _signal: Signal, _ctx: &CcContext) -> f64 {
         (self.gamma * w.cwnd + FLOOR_EPS).floor().max(1.0)
     }
 
@@ -183,7 +183,7 @@ mod tests {
         let ctx = test_context(&est, 20);
         let cut = |gamma: f64, cwnd: f64| {
             let mut cc = Whittle::from_spec(&spec(gamma, 30), "c", Rng::new(1, 1)).unwrap();
-            cc.ssthresh(&Window { cwnd, ssthresh: 100.0 }, Signal::Loss, &ctx)
+            cc.on_congestion(&Window { cwnd, ssthresh: 100.0 }, Signal::Loss, &ctx)
         };
         assert_eq!(cut(0.5, 13.0), 6.0);
         assert_eq!(cut(0.5, 13.7), 6.0);
@@ -196,8 +196,8 @@ mod tests {
         // The same for ECN and timeouts.
         let mut cc = Whittle::from_spec(&spec(0.75, 30), "c", Rng::new(1, 1)).unwrap();
         let w = Window { cwnd: 10.0, ssthresh: 100.0 };
-        assert_eq!(cc.ssthresh(&w, Signal::Ecn, &ctx), 7.0);
-        assert_eq!(cc.ssthresh(&w, Signal::Timeout, &ctx), 7.0);
+        assert_eq!(cc.on_congestion(&w, Signal::Ecn, &ctx), 7.0);
+        assert_eq!(cc.on_congestion(&w, Signal::Timeout, &ctx), 7.0);
     }
 
     #[test]
