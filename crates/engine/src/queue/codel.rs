@@ -31,7 +31,6 @@ use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::ops::{Deref, DerefMut};
 
 /// CoDel's drops and marks.
 pub const CODEL: Reason = Reason("codel");
@@ -207,25 +206,12 @@ impl CoDelState {
     }
 }
 
-/// The `codel` discipline: one queue under one [`CoDelState`], which it dereferences to.
+/// The `codel` discipline: one queue under one [`CoDelState`].
 pub struct CoDel {
     fifo: Fifo,
     limit: Limit,
     params: Params,
     codel: CoDelState,
-}
-
-impl Deref for CoDel {
-    type Target = CoDelState;
-    fn deref(&self) -> &CoDelState {
-        &self.codel
-    }
-}
-
-impl DerefMut for CoDel {
-    fn deref_mut(&mut self) -> &mut CoDelState {
-        &mut self.codel
-    }
 }
 
 impl Discipline for CoDel {
@@ -320,7 +306,7 @@ mod tests {
         fill(&mut q, 20, 0);
         // 10 ms of sojourn: above target for the first time, first_above_time = 110 ms.
         assert_eq!(q.dequeue(10 * MS, &mut fx).unwrap().seq, 0);
-        assert_eq!(q.first_above_time, 110 * MS);
+        assert_eq!(q.codel.first_above_time, 110 * MS);
         assert_eq!(q.dequeue(50 * MS, &mut fx).unwrap().seq, 1);
         assert!(fx.drops.is_empty());
         // At 110 ms: ok_to_drop, enter drop state; count = 1, drop_next = 110 + 100 ms.
@@ -342,31 +328,31 @@ mod tests {
         fill(&mut q, 5, 399 * MS);
         assert_eq!(q.dequeue(400 * MS, &mut fx).unwrap().seq, 0);
         assert!(!q.state().0);
-        assert_eq!(q.first_above_time, 0);
+        assert_eq!(q.codel.first_above_time, 0);
         // Back above target: first_above_time = 420 + 100 ms, drop state again at 520 ms. count − lastcount
         // = 3 − 1 = 2 > 1 and the last cycle was recent: count restarts at 2, drop_next = 520 + 70.71 ms.
         assert_eq!(q.dequeue(420 * MS, &mut fx).unwrap().seq, 1);
         assert_eq!(q.dequeue(520 * MS, &mut fx).unwrap().seq, 3);
         assert_eq!(q.state(), (true, 2, 520 * MS + 70_710_678_119));
-        assert_eq!(q.lastcount, 2);
-        assert_eq!(q.drop_states, 2);
+        assert_eq!(q.codel.lastcount, 2);
+        assert_eq!(q.codel.drop_states, 2);
     }
 
     #[test]
     fn a_long_gap_restarts_count_at_one() {
         let mut q = codel(false);
         let mut fx = QueueEffects::default();
-        (q.count, q.lastcount, q.drop_next) = (10, 1, 100 * MS);
+        (q.codel.count, q.codel.lastcount, q.codel.drop_next) = (10, 1, 100 * MS);
         fill(&mut q, 10, 0);
-        q.first_above_time = MS;
+        q.codel.first_above_time = MS;
         // now − drop_next = 1.7 s − 0.1 s = 1.6 s, not < 16 · 100 ms: count = 1.
         q.dequeue(1700 * MS, &mut fx);
         assert_eq!(q.state(), (true, 1, 1800 * MS));
         // 1.5 s after drop_next: count = delta = 9, drop_next = now + 100/3 ms.
         let mut q = codel(false);
-        (q.count, q.lastcount, q.drop_next) = (10, 1, 100 * MS);
+        (q.codel.count, q.codel.lastcount, q.codel.drop_next) = (10, 1, 100 * MS);
         fill(&mut q, 10, 0);
-        q.first_above_time = MS;
+        q.codel.first_above_time = MS;
         q.dequeue(1600 * MS, &mut fx);
         assert_eq!(q.state(), (true, 9, 1600 * MS + 33_333_333_333));
     }
@@ -378,7 +364,7 @@ mod tests {
         fill(&mut q, 2, 0);
         // One packet (1000 B = maxpacket) left after this dequeue: never above target.
         q.dequeue(50 * MS, &mut fx);
-        assert_eq!(q.first_above_time, 0);
+        assert_eq!(q.codel.first_above_time, 0);
         q.dequeue(500 * MS, &mut fx);
         assert!(fx.drops.is_empty() && !q.state().0);
         // Empty: dodequeue resets first_above_time and returns nothing.
@@ -390,7 +376,8 @@ mod tests {
         let mut q = codel(false);
         let mut fx = QueueEffects::default();
         fill(&mut q, 30, 0);
-        (q.dropping, q.count, q.drop_next, q.first_above_time) = (true, 1, 100 * MS, MS);
+        (q.codel.dropping, q.codel.count, q.codel.drop_next, q.codel.first_above_time) =
+            (true, 1, 100 * MS, MS);
         // At 200 ms: drop (count 2, next 170.71 ms), drop (count 3, next 228.45 ms), then stop.
         assert_eq!(q.dequeue(200 * MS, &mut fx).unwrap().seq, 2);
         assert_eq!(fx.drops.len(), 2);
