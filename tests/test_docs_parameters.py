@@ -17,6 +17,11 @@ DOC = (Path(__file__).resolve().parents[1] / "docs" / "scenario.md").read_text(e
 BASE: Dict[str, Any] = {"duration": "1s", "flows": {"count": 2, "rtt": "50ms"}, "tcp": {"ecn": True},
                         "bottleneck": {"rate": "10Mbps", "delay": "5ms"}}
 DISCIPLINES, CONTROLLERS = _engine.names()
+DROPTAIL = {"discipline": "droptail", "limit": 100}
+
+
+def _scenario(queue: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
+    return {**BASE, "bottleneck": {**BASE["bottleneck"], "queue": queue}, **extra}
 
 
 def _section(heading: str) -> str:
@@ -33,9 +38,8 @@ def _undocumented(params: List[str], name: str, section: str) -> List[str]:
 
 def _resolved_queue(discipline: str) -> Dict[str, Any]:
     for extra in ({}, {"limit": 100}):
-        scenario = {**BASE, "bottleneck": {**BASE["bottleneck"], "queue": {"discipline": discipline, **extra}}}
         try:
-            return bufferlab.resolve(scenario)["links"][0]["queue"]
+            return bufferlab.resolve(_scenario({"discipline": discipline, **extra}))["links"][0]["queue"]
         except bufferlab.BufferLabError:
             continue
     raise AssertionError(f"{discipline}: no minimal table resolves")
@@ -54,16 +58,15 @@ NEEDS = {"whittle": {"index": [1.0, 0.5, 0.25]}}
 
 @pytest.mark.parametrize("controller", CONTROLLERS)
 def test_every_controller_parameter_is_documented(controller: str) -> None:
-    scenario = {**BASE, "bottleneck": {**BASE["bottleneck"], "queue": {"discipline": "droptail", "limit": 100}},
-                "tcp": {"congestion_control": {"kind": controller, **NEEDS.get(controller, {})}}}
+    table = {"kind": controller, **NEEDS.get(controller, {})}
+    scenario = _scenario(DROPTAIL, tcp={"congestion_control": table})
     cc = bufferlab.resolve(scenario)["groups"][0]["congestion_control"]
     params = [k for k in cc if k != "kind"]
     assert _undocumented(params, controller, _section("Congestion control")) == []
 
 
 def test_every_tcp_field_is_in_the_reference_block() -> None:
-    scenario = {**BASE, "bottleneck": {**BASE["bottleneck"], "queue": {"discipline": "droptail", "limit": 100}}}
-    fields = bufferlab.resolve(scenario)["groups"][0]["tcp"]
+    fields = bufferlab.resolve(_scenario(DROPTAIL))["groups"][0]["tcp"]
     block = DOC[DOC.index("\n[tcp] "):DOC.index("\n[monitor]\n")]
     derived = {"payload"}  # packet_size - header_size, not a field one sets
     assert len(fields) > 20
