@@ -27,5 +27,5 @@ pub use sim::Simulation;
 
 /// Parse, validate and run a scenario given as JSON text.
 pub fn run_json(text: &str) -> Result<Results, ScenarioError> {
-    Ok(Simulation::new(config_from_json(text)?)?.run())
+    Ok(Simulation::new(config_from_json(text)?)?.finish())
 }

@@ -23,14 +23,14 @@
 //! Poisson process take a free slot and give it back once finished with no packet left in the network, so
 //! memory grows with the flows in the system, not with time.
 
+mod results;
+
 use crate::events::{Event, EventQueue};
-use crate::monitor::{jain_index, FctStats, FlowStats};
+use crate::monitor::{FctStats, FlowStats};
 use crate::network::{Pipe, Port};
 use crate::packet::{sack_option_bytes, Ack, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::queue::{QueueDisc, QueueEffects};
-use crate::results::{
-    FctRecordResult, FctResult, FlowResult, GroupResult, PortResult, Results, Series, Summary, UdpResult,
-};
+use crate::results::{Results, Series};
 use crate::rng::{stream, Rng};
 use crate::scenario::{group_stream, Config, FlowConfig, ScenarioError};
 use crate::tcp::receiver::Receiver;
@@ -40,7 +40,8 @@ use crate::timer::{Fired, Timer};
 use crate::trace::pcap::Capture;
 use crate::trace::{EventColumns, EventKind, PortEvent, SenderView, TcpShape, TraceReport, Tracer};
 use crate::traffic::UdpSource;
-use std::collections::{BTreeMap, VecDeque};
+use results::Parts;
+use std::collections::VecDeque;
 
 /// ACKs crossing queued links: their contents wait here, in order, while packets numbered by `serial`
 /// cross the ports.
@@ -122,12 +123,21 @@ impl FlowCounts {
     }
 }
 
-/// A group's packets over the whole run: data sent, delivered, dropped and in the network; ACKs (on queued
-/// routes) sent, delivered, dropped and in the network.
+/// Packets over the whole run, balanced at every instant: `sent = delivered + dropped + in_network`. For a
+/// port ([`Simulation::port_conservation`]): its arrivals, departures, drops, and the packets it holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conservation {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_network: u64,
+}
+
+/// A group's packets over the whole run: its data, and its ACKs on a queued ACK route.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GroupConservation {
-    pub data: (u64, u64, u64, u64),
-    pub acks: (u64, u64, u64, u64),
+    pub data: Conservation,
+    pub acks: Conservation,
 }
 
 impl Flow {
@@ -347,11 +357,6 @@ impl Simulation {
     /// Whether the run has reached its duration.
     pub fn done(&self) -> bool {
         self.now >= self.cfg.duration
-    }
-
-    /// Run to the end and collect the results.
-    pub fn run(self) -> Results {
-        self.finish()
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -935,7 +940,7 @@ impl Simulation {
 
     /// Packets sent (data, queued ACKs, datagrams), delivered, dropped, and still in the network (pipes,
     /// queues, links, or due at their endpoint after the end).
-    pub fn conservation(&self) -> (u64, u64, u64, u64) {
+    pub fn conservation(&self) -> Conservation {
         let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum::<u64>()
             + self.groups.iter().map(|g| g.retired_sender.sent).sum::<u64>()
             + self.acks_sent
@@ -952,7 +957,12 @@ impl Simulation {
             .iter()
             .map(|p| p.queue.len() as u64 + p.in_service.is_some() as u64 + p.out.len() as u64)
             .sum();
-        (sent, self.delivered, self.dropped, pipes + ports + self.after_end)
+        Conservation {
+            sent,
+            delivered: self.delivered,
+            dropped: self.dropped,
+            in_network: pipes + ports + self.after_end,
+        }
     }
 
     /// TCP flows active through port `p` now (what its discipline was last told).
@@ -960,9 +970,16 @@ impl Simulation {
         self.ports[p].active_flows
     }
 
-    /// Port `p`'s whole-run counts and the packets it holds now.
-    pub fn port_conservation(&self, p: usize) -> (crate::network::port::PortTotals, u64) {
-        (self.ports[p].totals, self.ports[p].held())
+    /// Port `p`'s whole-run counts: arrivals as `sent`, departures as `delivered`, drops, and the packets
+    /// it holds now as `in_network`.
+    pub fn port_conservation(&self, p: usize) -> Conservation {
+        let port = &self.ports[p];
+        Conservation {
+            sent: port.totals.arrivals,
+            delivered: port.totals.departures,
+            dropped: port.totals.drops,
+            in_network: port.held(),
+        }
     }
 
     /// Port `p`'s discipline, to read its state while running (an adapted limit, a probability).
@@ -991,8 +1008,18 @@ impl Simulation {
             acks_in_network += c.acks_sent - c.acks_delivered - c.acks_dropped;
         }
         GroupConservation {
-            data: (sent, counts.data_delivered, counts.data_dropped, in_network - acks_in_network),
-            acks: (counts.acks_sent, counts.acks_delivered, counts.acks_dropped, acks_in_network),
+            data: Conservation {
+                sent,
+                delivered: counts.data_delivered,
+                dropped: counts.data_dropped,
+                in_network: in_network - acks_in_network,
+            },
+            acks: Conservation {
+                sent: counts.acks_sent,
+                delivered: counts.acks_delivered,
+                dropped: counts.acks_dropped,
+                in_network: acks_in_network,
+            },
         }
     }
 
@@ -1023,111 +1050,23 @@ impl Simulation {
         for port in &mut self.ports {
             port.stats.finish(end);
         }
-        let window = end - self.cfg.warmup;
-        let secs = to_secs(window);
-        let fixed_cfg: Vec<(usize, FlowConfig)> =
-            self.cfg.fixed_flows().map(|(g, f)| (g, f.clone())).collect();
-        let flows: Vec<FlowResult> = self.flows[..self.fixed]
-            .iter()
-            .zip(&fixed_cfg)
-            .enumerate()
-            .map(|(i, (f, (g, fc)))| FlowResult {
-                flow: i as u32,
-                group: *g as u32,
-                rtt_s: to_secs(fc.rtt),
-                start_s: to_secs(fc.start),
-                goodput_bps: f.stats.goodput_bytes as f64 * 8.0 / secs,
-                throughput_bps: f.stats.throughput_bytes as f64 * 8.0 / secs,
-                tcp: f.sender.stats,
-                drops: f.stats.drops,
-                marks: f.stats.marks,
-                final_cwnd: f.sender.cwnd(),
-                srtt_s: f.sender.srtt(),
-                size_bytes: fc.size,
-                fct_s: f.fct.map(to_secs),
-            })
-            .collect();
-        let totals = self.group_totals();
-        let groups = self.group_results(&flows, &totals, secs);
-        let in_window = self.sender_totals().since(&self.sender_at_warmup);
-        // Summed as the flows' rows are, so a scenario without arrivals reports the sum of its rows.
-        let arrival_goodput: f64 = totals.iter().map(|t| t.1.goodput_bytes as f64 * 8.0 / secs).sum();
-        let ports = self.port_results(window);
-        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
-        let (sent, delivered, dropped, in_flight) = self.conservation();
-        let p0 = &ports[0];
-        let st = &self.ports[0].stats;
-        let summary = Summary {
-            name: self.cfg.name.clone(),
-            seed: self.cfg.seed,
-            flows: flows.len() as u64,
-            duration_s: to_secs(end),
-            warmup_s: to_secs(self.cfg.warmup),
-            partial,
-            utilization: p0.utilization,
-            throughput_bps: p0.throughput_bps,
-            goodput_bps: goodputs.iter().sum::<f64>() + arrival_goodput,
-            arrivals: st.arrivals,
-            departures: st.departures,
-            drops_overflow: st.drops_overflow(),
-            drops_early: st.drops_early(),
-            drops_forced: st.drops_forced(),
-            drops: st.drops(),
-            marks: st.marks,
-            loss_rate: p0.loss_rate,
-            mark_rate: p0.mark_rate,
-            queue_mean_pkts: p0.queue_mean_pkts,
-            queue_p50_pkts: p0.queue_p50_pkts,
-            queue_p90_pkts: st.queue_quantile(0.9),
-            queue_p99_pkts: p0.queue_p99_pkts,
-            queue_max_pkts: p0.queue_max_pkts,
-            delay_mean_s: p0.delay_mean_s,
-            delay_std_s: st.delay.std(),
-            delay_p50_s: p0.delay_p50_s,
-            delay_p90_s: st.delay_quantile(0.9),
-            delay_p99_s: p0.delay_p99_s,
-            jain_index: jain_index(&goodputs),
-            timeouts: groups.iter().map(|g| g.tcp.timeouts).sum(),
-            fast_retransmits: groups.iter().map(|g| g.tcp.fast_recoveries).sum(),
-            retransmits: groups.iter().map(|g| g.tcp.retransmits).sum(),
-            window_timeouts: in_window.timeouts,
-            window_timeouts_lost_retransmission: in_window.timeouts_lost_retransmission,
-            window_timeouts_during_recovery: in_window.timeouts_during_recovery,
-            window_timeouts_insufficient_dupacks: in_window.timeouts_insufficient_dupacks,
-            window_timeouts_other: in_window.timeouts_other,
-            sent,
-            delivered,
-            dropped,
-            in_flight,
+        let series = std::mem::take(&mut self.series);
+        self.parts().results(end, partial, self.conservation(), series)
+    }
+
+    /// What the results are built from.
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            cfg: &self.cfg,
+            ports: &self.ports,
+            flows: &self.flows,
+            fixed: self.fixed,
+            groups: &self.groups,
+            udp: &self.udp,
+            fct: &self.fct,
+            sender_at_warmup: self.sender_at_warmup,
             events: self.events.executed(),
-            ports: self.ports.len() as u64,
-            groups: self.groups.len() as u64,
-            flows_started: self.groups.iter().map(|g| g.started).sum(),
-            flows_completed: self.groups.iter().map(|g| g.completed).sum(),
-            peak_flow_slots: self.peak_slots as u64,
-        };
-        let udp = self
-            .udp
-            .iter()
-            .enumerate()
-            .map(|(i, u)| UdpResult {
-                source: i as u32,
-                sent: u.sent,
-                delivered: u.delivered,
-                drops: u.drops,
-                loss_rate: u.drops as f64 / (u.delivered + u.drops).max(1) as f64,
-            })
-            .collect();
-        let (fct, fct_records) = self.fct_results();
-        Results {
-            summary,
-            flows,
-            ports,
-            groups,
-            fct,
-            fct_records,
-            udp,
-            series: std::mem::take(&mut self.series),
+            peak_slots: self.peak_slots,
         }
     }
 
@@ -1304,57 +1243,12 @@ impl Simulation {
         }
     }
 
-    fn port_results(&self, window: Time) -> Vec<PortResult> {
-        self.ports
-            .iter()
-            .zip(&self.cfg.network.links)
-            .enumerate()
-            .map(|(p, (port, link))| {
-                let st = &port.stats;
-                let exposed = st.exposed() as f64;
-                let reasons = |r: &crate::monitor::ReasonCounts| -> BTreeMap<String, u64> {
-                    r.0.iter().map(|&(n, c)| (n.to_string(), c)).collect()
-                };
-                PortResult {
-                    port: p as u32,
-                    name: link.name.clone(),
-                    discipline: link.queue.name().to_string(),
-                    rate_bps: link.rate,
-                    delay_s: link.delay_s,
-                    utilization: st.busy as f64 / window as f64,
-                    throughput_bps: st.busy as f64 / window as f64 * link.rate,
-                    arrivals: st.arrivals,
-                    departures: st.departures,
-                    drops: st.drops(),
-                    drops_at_dequeue: st.drops_at_dequeue,
-                    marks: st.marks,
-                    loss_rate: st.drops() as f64 / exposed,
-                    mark_rate: st.marks as f64 / exposed,
-                    drop_reasons: reasons(&st.drop_reasons),
-                    mark_reasons: reasons(&st.mark_reasons),
-                    queue_mean_pkts: st.queue_mean(window),
-                    queue_p50_pkts: st.queue_quantile(0.5),
-                    queue_p99_pkts: st.queue_quantile(0.99),
-                    queue_max_pkts: st.queue_max() as f64,
-                    delay_mean_s: st.delay.mean(),
-                    delay_p50_s: st.delay_quantile(0.5),
-                    delay_p99_s: st.delay_quantile(0.99),
-                    queue_state: {
-                        let mut state = BTreeMap::new();
-                        port.queue.report(&mut state);
-                        state
-                    },
-                }
-            })
-            .collect()
-    }
-
     /// The warm-up ends: statistics start (once per run, out of the event loop's way).
     #[cold]
     #[inline(never)]
     fn warmup_end(&mut self) {
         self.measuring = true;
-        self.sender_at_warmup = self.sender_totals();
+        self.sender_at_warmup = self.parts().sender_totals();
         for port in &mut self.ports {
             let held = port.held();
             port.stats.begin(self.now, held);
@@ -1369,123 +1263,6 @@ impl Simulation {
         for u in &mut self.udp {
             (u.delivered, u.drops) = (0, 0);
         }
-    }
-
-    /// Every sender's counters, finished flows included.
-    fn sender_totals(&self) -> SenderStats {
-        let mut all = SenderStats::default();
-        for (_, _, tcp) in self.group_totals() {
-            all.add(&tcp);
-        }
-        all
-    }
-
-    /// Per group: (counters of its fixed flows, counters of its arrival flows, sender counters of all).
-    fn group_totals(&self) -> Vec<(FlowStats, FlowStats, SenderStats)> {
-        let mut totals: Vec<(FlowStats, FlowStats, SenderStats)> =
-            self.groups.iter().map(|g| (FlowStats::default(), g.retired, g.retired_sender)).collect();
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.freed {
-                continue;
-            }
-            let t = &mut totals[f.group as usize];
-            if i < self.fixed {
-                t.0.add(&f.stats);
-            } else {
-                t.1.add(&f.stats);
-            }
-            t.2.add(&f.sender.stats);
-        }
-        totals
-    }
-
-    fn group_results(
-        &self,
-        flows: &[FlowResult],
-        totals: &[(FlowStats, FlowStats, SenderStats)],
-        secs: f64,
-    ) -> Vec<GroupResult> {
-        let names =
-            |r: &[usize]| r.iter().map(|&p| self.cfg.network.links[p].name.clone()).collect::<Vec<_>>();
-        self.cfg
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(g, grp)| {
-                let state = &self.groups[g];
-                let (fixed, arrived, snd) = &totals[g];
-                let mut stats = *fixed;
-                stats.add(arrived);
-                let goodputs: Vec<f64> =
-                    flows.iter().filter(|f| f.group as usize == g).map(|f| f.goodput_bps).collect();
-                let buckets = &self.fct.buckets[g];
-                let count: u64 = buckets.iter().map(|b| b.fct.count()).sum();
-                let mean = (count > 0).then(|| {
-                    buckets.iter().map(|b| b.fct.mean() * b.fct.count() as f64).sum::<f64>() / count as f64
-                });
-                let mut all = crate::monitor::LogHistogram::default();
-                for b in buckets {
-                    all.merge(&b.hist);
-                }
-                GroupResult {
-                    group: g as u32,
-                    name: grp.name.clone(),
-                    congestion_control: grp.cc.name().to_string(),
-                    route: names(&grp.route),
-                    ack_route: names(&grp.ack_route),
-                    flows_started: state.started,
-                    flows_completed: state.completed,
-                    goodput_bps: stats.goodput_bytes as f64 * 8.0 / secs,
-                    throughput_bps: stats.throughput_bytes as f64 * 8.0 / secs,
-                    tcp: *snd,
-                    drops: stats.drops,
-                    ack_drops: stats.ack_drops,
-                    marks: stats.marks,
-                    jain_index: (!goodputs.is_empty()).then(|| jain_index(&goodputs)),
-                    fct_count: count,
-                    fct_mean_s: mean,
-                    fct_p99_s: (count > 0).then(|| to_secs(all.quantile(0.99).round() as Time)),
-                }
-            })
-            .collect()
-    }
-
-    fn fct_results(&self) -> (Vec<FctResult>, Vec<FctRecordResult>) {
-        let mut out = Vec::new();
-        for (g, buckets) in self.fct.buckets.iter().enumerate() {
-            for (b, bucket) in buckets.iter().enumerate() {
-                if bucket.fct.count() == 0 {
-                    continue;
-                }
-                let (lo, hi) = self.fct.bounds(b);
-                let q = |x: f64| to_secs(bucket.hist.quantile(x).round() as Time);
-                out.push(FctResult {
-                    group: g as u32,
-                    size_lo: lo,
-                    size_hi: (hi != u64::MAX).then_some(hi),
-                    count: bucket.fct.count(),
-                    mean_s: bucket.fct.mean(),
-                    std_s: bucket.fct.std(),
-                    p50_s: q(0.5),
-                    p90_s: q(0.9),
-                    p99_s: q(0.99),
-                    slowdown_mean: bucket.slowdown.mean(),
-                });
-            }
-        }
-        let records = self
-            .fct
-            .records
-            .iter()
-            .map(|r| FctRecordResult {
-                group: r.group,
-                size_bytes: r.size_bytes,
-                start_s: to_secs(r.start),
-                fct_s: to_secs(r.fct),
-                rtt_s: to_secs(r.rtt),
-            })
-            .collect();
-        (out, records)
     }
 }
 

@@ -24,7 +24,7 @@ fn arrival_times(s: &mut Simulation, ports: usize, step: Time, until: Time) -> V
         t += step;
         s.run_until(t);
         for p in 0..ports {
-            let arrivals = s.port_conservation(p).0.arrivals;
+            let arrivals = s.port_conservation(p).sent; // a port's `sent`: the packets that arrived at it
             for _ in seen[p]..arrivals {
                 times[p].push(t);
             }

@@ -65,16 +65,17 @@ fn tracing_changes_no_result() {
 #[test]
 fn event_records_match_the_counters() {
     let (sim, ev) = traced(r#", "trace": {"events": true}"#);
-    let (totals, held) = sim.port_conservation(0);
-    assert_eq!(held, 0, "drained by the end");
-    let results = sim.run();
+    // The port's whole run: arrivals are `sent`, departures `delivered`, the packets it holds `in_network`.
+    let totals = sim.port_conservation(0);
+    assert_eq!(totals.in_network, 0, "drained by the end");
+    let results = sim.finish();
     let port = &results.ports[0];
     // The window starts at 0, so the port's statistics cover the whole run.
     assert_eq!(count(&ev, "drop"), port.drops);
-    assert_eq!(count(&ev, "drop"), totals.drops);
+    assert_eq!(count(&ev, "drop"), totals.dropped);
     assert_eq!(count(&ev, "mark"), port.marks);
-    assert_eq!(count(&ev, "dequeue"), totals.departures);
-    assert_eq!(count(&ev, "enqueue") + count(&ev, "drop"), totals.arrivals, "no push-out in RED");
+    assert_eq!(count(&ev, "dequeue"), totals.delivered);
+    assert_eq!(count(&ev, "enqueue") + count(&ev, "drop"), totals.sent, "no push-out in RED");
     let sent: u64 = results.flows.iter().map(|f| f.tcp.sent).sum();
     let retransmits: u64 = results.flows.iter().map(|f| f.tcp.retransmits).sum();
     let timeouts: u64 = results.flows.iter().map(|f| f.tcp.timeouts).sum();
@@ -132,12 +133,13 @@ fn read_pcap(path: &str) -> Vec<(u64, u32, Vec<u8>)> {
 fn pcap_holds_the_ports_transmissions() {
     let path = tmp("port.pcap");
     let (sim, _) = traced(&format!(r#", "trace": {{"pcap": "{path}", "snaplen": 64}}"#));
-    let (totals, _) = sim.port_conservation(0);
-    let results = sim.run();
+    // The port's departures over the whole run.
+    let departures = sim.port_conservation(0).delivered;
+    let results = sim.finish();
     let records = read_pcap(&path);
     assert!(!std::path::Path::new(&format!("{path}.part")).exists());
     let data: Vec<_> = records.iter().filter(|r| r.2[9] == 17 || (r.2[9] == 6 && r.1 > 100)).collect();
-    assert_eq!(data.len() as u64, totals.departures, "every packet the port transmitted");
+    assert_eq!(data.len() as u64, departures, "every packet the port transmitted");
     let ce = data.iter().filter(|r| r.2[1] & 3 == 3).count() as u64;
     assert_eq!(ce, results.ports[0].marks, "every CE mark, the queue being drained");
     assert!(records.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");

@@ -25,7 +25,7 @@ fn main() {
         }
     };
     let t0 = Instant::now();
-    let r = sim.run();
+    let r = sim.finish();
     let wall = t0.elapsed().as_secs_f64();
     let s = &r.summary;
     // Packets through the bottleneck: those that finished serialization on it.

@@ -1,24 +1,24 @@
 //! Checks shared by the whole-simulation tests.
 
 use bufferlab_engine::results::Results;
+use bufferlab_engine::sim::Conservation;
 use bufferlab_engine::time::PS_PER_SEC;
 use bufferlab_engine::{config_from_json, Simulation};
 
-/// Packet conservation now: over the network (sent = delivered + dropped + in flight), at every port
+/// Packet conservation now: over the network (sent = delivered + dropped + in the network), at every port
 /// (arrivals = departures + drops + held), and for every group's data and queued ACKs.
 pub fn assert_conserved(s: &Simulation, what: &str) {
-    let (sent, delivered, dropped, in_flight) = s.conservation();
-    assert_eq!(sent, delivered + dropped + in_flight, "{what}: network");
+    let balanced = |c: Conservation, at: String| {
+        assert_eq!(c.sent, c.delivered + c.dropped + c.in_network, "{what}: {at}");
+    };
+    balanced(s.conservation(), "network".into());
     for p in 0..s.config().network.links.len() {
-        let (t, held) = s.port_conservation(p);
-        assert_eq!(t.arrivals, t.departures + t.drops + held, "{what}: port {p}");
+        balanced(s.port_conservation(p), format!("port {p}"));
     }
     for g in 0..s.config().groups.len() {
         let c = s.group_conservation(g);
-        let (sent, delivered, dropped, in_net) = c.data;
-        assert_eq!(sent, delivered + dropped + in_net, "{what}: group {g} data");
-        let (sent, delivered, dropped, in_net) = c.acks;
-        assert_eq!(sent, delivered + dropped + in_net, "{what}: group {g} ACKs");
+        balanced(c.data, format!("group {g} data"));
+        balanced(c.acks, format!("group {g} ACKs"));
     }
 }
 
