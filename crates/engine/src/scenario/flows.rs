@@ -183,7 +183,7 @@ pub struct Tcp {
 
 /// `tcp.profile`: where simulators depart from the RFCs, whose behaviour the switches default to. `"rfc"`
 /// (the default) leaves each at its RFC value; `"ns3"` sets each the table does not set to ns-3 3.44's
-/// ([`NS3_PROFILE`]; `docs/validation/ns3-mapping.md` gives the ns-3 code behind each), so that a scenario
+/// ([`ns3_profile`]; `docs/validation/ns3-mapping.md` gives the ns-3 code behind each), so that a scenario
 /// written to be compared with ns-3 says so in one line.
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -194,28 +194,30 @@ pub enum TcpProfile {
 }
 
 /// The `"ns3"` profile: each switch and ns-3 3.44's value (`TcpSocketBase`, `TcpNewReno`,
-/// `TcpClassicRecovery`).
-pub const NS3_PROFILE: [(&str, &str); 8] = [
-    ("ssthresh_from", "pipe"),
-    ("rto_backoff", "new-ack"),
-    ("recovery_timer", "first-partial-ack"),
-    ("partial_ack", "send-one"),
-    ("recovery_exit", "grow"),
-    ("ca_increase", "whole-bytes"),
-    ("ecn_states", "any"),
-    ("full_ack", "ssthresh"),
-];
+/// `TcpClassicRecovery`; ns-3 opens every connection with a SYN).
+pub fn ns3_profile() -> [(&'static str, Value); 9] {
+    let text = |v: &str| Value::String(v.into());
+    [
+        ("ssthresh_from", text("pipe")),
+        ("rto_backoff", text("new-ack")),
+        ("recovery_timer", text("first-partial-ack")),
+        ("partial_ack", text("send-one")),
+        ("recovery_exit", text("grow")),
+        ("ca_increase", text("whole-bytes")),
+        ("ecn_states", text("any")),
+        ("full_ack", text("ssthresh")),
+        ("handshake", Value::Bool(true)),
+    ]
+}
 
-/// A TCP table with its profile's values filled in where it sets none (`handshake` too: ns-3 opens every
-/// connection with a SYN).
+/// A TCP table with its profile's values filled in where it sets none.
 fn with_profile(mut value: Value) -> Value {
     if let Some(table) =
         value.as_object_mut().filter(|t| t.get("profile").and_then(Value::as_str) == Some("ns3"))
     {
-        for (key, v) in NS3_PROFILE {
-            table.entry(key).or_insert_with(|| Value::String(v.into()));
+        for (key, v) in ns3_profile() {
+            table.entry(key).or_insert(v);
         }
-        table.entry("handshake").or_insert(Value::Bool(true));
     }
     value
 }
