@@ -76,6 +76,7 @@ def test_builtin_examples_resolve_by_name() -> None:
          "field as flows.count"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_one_clear_line_and_exit_2(args, message, scenario: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("duration = \n[bottleneck")

@@ -452,6 +452,7 @@ def command_line(draw: Any) -> List[str]:
 
 @FUZZ
 @given(argv=command_line())
+@pytest.mark.slow
 def test_every_command_answers_hostile_arguments_cleanly(argv: List[str], tmp_path_factory: Any) -> None:
     """An exit status of 0, 1 or 2 within the watchdog, and a failure says so in one line naming what it
     refuses (an argument error from argparse, or `bufferlab: error: ...`), never a traceback."""

@@ -60,6 +60,7 @@ def test_ctrl_c_in_python_raises_interrupted_and_stops_the_engine() -> None:
     assert not simulate.engine_running()
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_the_command_line_exits_130_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "out"
     argv = ["run", "droptail", "--quiet", "--out", str(out), *(a for kv in LONG for a in ("--set", kv))]

@@ -154,6 +154,8 @@ def test_mm1k_pmf():
             np.testing.assert_allclose(pmf, expect, rtol=1e-10)
         else:
             np.testing.assert_allclose(pmf, 1 / (k + 1))
+    assert ew.mm1k_pmf(0.05, 400)[0] == pytest.approx(0.95)  # a light load and a long buffer: no overflow
+    assert ew.mm1k_pmf(0.0, 3).tolist() == [1.0, 0.0, 0.0, 0.0]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -205,6 +207,7 @@ def _seed_stats(fn, params, seeds, rounds):
     return np.array(rows)
 
 
+@pytest.mark.slow
 def test_histogram_chain_matches_per_flow_simulation():
     """Same law: compare per-seed time averages of both implementations with a Welch t-test."""
     params = ew.EunWangParams(flows=12, ct=6, alpha=0.2, marking="red1")
@@ -238,6 +241,7 @@ def test_billion_flows_cost_like_a_thousand():
     assert 0 < big.utilization <= 1
 
 
+@pytest.mark.slow
 def test_utilization_increases_to_one_with_slope_near_minus_alpha():
     """Theorem 1 / Remark 3 in the regime where the chain does not synchronise (CT = 20, RED1, alpha 0.2)."""
     ns = [10, 100, 1000, 10**4, 10**5]
@@ -250,6 +254,7 @@ def test_utilization_increases_to_one_with_slope_near_minus_alpha():
     assert -0.3 < fit["slope"] < -0.1, fit
 
 
+@pytest.mark.slow
 def test_synchronisation_at_large_n_mean_field():
     """The deterministic N -> infinity map: fixed point at N = 10^3, oscillation at N = 10^9 (CT = 20)."""
     stable = ew.mean_field(ew.EunWangParams(flows=10**3, ct=20, alpha=0.2), rounds=1500, burn_in=1200)
@@ -327,6 +332,7 @@ def test_bad_parameters_advisor_and_queues():
         ew.buffer_size(100, 0.7)
 
 
+@pytest.mark.slow
 def test_cli_table_json_and_plots(tmp_path, capsys):
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()

@@ -185,6 +185,7 @@ GRID = list(itertools.product((3, 6, 12), (0.5, 1.0, 2.0), (0.0, 1 / 3, 0.5, 2 /
 
 
 @pytest.mark.parametrize("reward", ["normalised", "alpha-fair"])
+@pytest.mark.slow
 def test_adaptive_greedy_matches_brute_force_on_grid(reward):
     worst = 0.0
     for n_max, alpha, gamma, beta in GRID:
@@ -249,6 +250,7 @@ def test_pcl_certificate_is_sound_on_random_projects():
     assert certified > 30
 
 
+@pytest.mark.slow
 def test_n200_is_correct():
     """N = 200: every policy {n : nu_n > nu} is optimal between consecutive index values (checked with a
     dense linear solve and the one-step optimality condition), and the index stays below f(n)/n."""

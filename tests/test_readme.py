@@ -150,6 +150,7 @@ def test_extraction():
     assert dirs == [ROOT / "out", ROOT / "res"]
 
 
+@pytest.mark.slow  # the README's commands, scripts/test.sh (every test, and a reinstall) among them
 @pytest.mark.parametrize("command", COMMANDS)
 def test_readme_command(command, tmp_path):
     run = without_install(command)

@@ -331,6 +331,7 @@ def _tiny(sc: Dict[str, Any]) -> Dict[str, Any]:
     return sc
 
 
+@pytest.mark.slow
 def test_a_reproduction_on_tiny_runs_writes_a_table_the_rules_accept(
         tmp_path: Path, fake_model: Dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     design = ew.experiments

@@ -426,6 +426,7 @@ def _tiny(quick: bool, seeds: int) -> Dict[str, List[Task]]:
     return ex
 
 
+@pytest.mark.slow
 def test_quick_code_path_writes_a_claims_table_the_rules_recheck(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gn, "experiments", _tiny)

@@ -189,6 +189,7 @@ def test_tooth_width_and_the_gamma_order_on_the_whole_table() -> None:
     assert upper and first == 13 and count > 0
 
 
+@pytest.mark.slow
 def test_theory_claims() -> None:
     ctx_results: Dict[str, List[Dict[str, Any]]] = {}
     ev = {c.id: evaluate_claim(ip.CLAIMS, c, ctx_results, True, ip.PRINCIPAL) for c in ip.CLAIMS
@@ -219,6 +220,7 @@ def test_run_stats_on_a_short_run(tmp_path: Path) -> None:
     assert recs[0]["summary"]["utilization"] > 0.5
 
 
+@pytest.mark.slow
 def test_a_shortened_quick_reproduction_writes_a_table_the_recheck_accepts(tmp_path: Path,
                                                                            monkeypatch) -> None:
     real = ip.experiments

@@ -28,6 +28,7 @@ EXPERIMENTS = {"sweep", "optima", "noise", "online", "udp", "udp_sweep", "load",
                "table4", "one_flow", "alt_sweep", "alt_online", "alt_simh"}
 
 
+@pytest.mark.slow
 def test_registry_and_design() -> None:
     ids = [c.id for c in m.CLAIMS]
     assert ids == [f"T{i}" for i in range(1, 15)]
@@ -44,6 +45,7 @@ def test_registry_and_design() -> None:
     assert "the note" not in text and "../shared" not in text
 
 
+@pytest.mark.slow
 def test_design_uses_the_papers_parameters() -> None:
     ex = m.experiments(quick=False, seeds=1)
     ex["sweep"] = ex["sweep"] + ex["optima"]
@@ -210,6 +212,7 @@ def paperlike() -> Dict[str, Any]:
     return _results(World())
 
 
+@pytest.mark.slow
 def test_a_world_like_the_papers_holds(paperlike: Dict[str, Any]) -> None:
     v = _verdicts(paperlike)
     bad = {k: (e.verdict, [str(t) for t in e.outcome.tests if t.result != HOLDS]) for k, e in v.items()
@@ -217,6 +220,7 @@ def test_a_world_like_the_papers_holds(paperlike: Dict[str, Any]) -> None:
     assert not bad, bad
 
 
+@pytest.mark.slow
 def test_claims_differ_where_the_world_does(paperlike: Dict[str, Any]) -> None:
     r = _results(World({("shift", "odt"): 0.02, ("t4", "DT small", 10): 0.5, "udp_sd": 1.0,
                           ("level", "ob"): 0.0075}))
@@ -233,6 +237,7 @@ def test_claims_differ_where_the_world_does(paperlike: Dict[str, Any]) -> None:
     assert ob_low["T6"].verdict == DIFFERS
 
 
+@pytest.mark.slow
 def test_a_reading_that_flips_is_reported(paperlike: Dict[str, Any]) -> None:
     r = _results(World({"sack_ob": 0.2}))
     e = evaluate_claim(m.CLAIMS, next(c for c in m.CLAIMS if c.id == "T6"), r, True, m.PRINCIPAL)
@@ -242,6 +247,7 @@ def test_a_reading_that_flips_is_reported(paperlike: Dict[str, Any]) -> None:
     assert alts["classic Reno, no SACK"]["verdict"] == HOLDS
 
 
+@pytest.mark.slow
 def test_one_seed_is_inconclusive() -> None:
     r = _results(World(), seeds=1)
     v = _verdicts(r)
@@ -258,6 +264,7 @@ def test_theorem_1_four_cycle_within_alpha() -> None:
     assert ls[:7] == [0, 1, 2, 3, 4, 5, 6] and ls[6:] == [6, 5, 4, 5] * 3 + [6, 5, 4]
 
 
+@pytest.mark.slow
 def test_quick_reproduce_on_synthetic_runs_writes_a_table_the_recheck_accepts(tmp_path: Path,
                                                                               monkeypatch) -> None:
     world = World(quick=True)

@@ -262,6 +262,7 @@ def test_model_checks_and_theorem_2(monkeypatch: pytest.MonkeyPatch) -> None:
         assert verdict("T11", res) == expected
 
 
+@pytest.mark.slow
 def test_theorem_2_batches_are_independent() -> None:
     mc = tb.theorem2_batches(True)
     assert mc["batches"] == 4 and mc["w"] == [8, 16, 32, 64]

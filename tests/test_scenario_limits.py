@@ -98,6 +98,7 @@ def _scenarios() -> list:
 
 
 @pytest.mark.parametrize("path", _scenarios(), ids=lambda p: p.stem)
+@pytest.mark.slow
 def test_the_estimate_bounds_every_example_and_validation_run(path: Path) -> None:
     """Events and memory, each never below what the run takes and at most 2× above what it would take with
     its links busy and its queues full (the estimate assumes both).
@@ -154,6 +155,7 @@ def _peak_rss(count: int) -> tuple:
     return float(out[0]), float(out[1])
 
 
+@pytest.mark.slow
 def test_the_memory_estimate_counts_the_python_tables() -> None:
     """200,000 flows through ``bufferlab.run``: what the process gains over a run of 1,000 flows (the
     interpreter and its libraries) lies between the estimate's gain and half of it."""

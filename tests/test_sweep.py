@@ -176,6 +176,7 @@ def test_dry_run_runs_nothing(tmp_path, capsys):
     assert not (tmp_path / "d").exists()
 
 
+@pytest.mark.slow
 def test_runs_are_capped_before_the_combinations_are_enumerated(tmp_path):
     """A grid of 1,001,000 runs (or 1e9) is refused at once from the axes' sizes, naming --grid and the
     count; the audit's 1e9-run dry run took minutes."""
@@ -198,6 +199,7 @@ def test_runs_are_capped_before_the_combinations_are_enumerated(tmp_path):
         == 1000
 
 
+@pytest.mark.slow
 def test_a_dry_run_of_a_million_runs_answers_quickly(tmp_path):
     """The most runs a sweep may have, planned and checked for half a second: a few seconds in all (the
     values were compared pairwise, hours for a million)."""
@@ -286,6 +288,7 @@ def _sweep_cmd(out: Path) -> list:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+@pytest.mark.slow
 def test_resume_after_a_real_interruption_runs_only_the_missing_runs(tmp_path, sig):
     out = tmp_path / "s"
     proc = subprocess.Popen(_sweep_cmd(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

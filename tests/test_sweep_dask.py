@@ -9,12 +9,16 @@ import threading
 import time
 
 import pandas as pd
+import pytest
 from dask.distributed import Client, LocalCluster
 
 import bufferlab
 
 TINY = ['duration="0.5s"', 'warmup="0.1s"', 'bottleneck.rate="10Mbps"', "flows.count=5", "flows.start=0"]
 LIMIT = "bottleneck.queue.limit"
+
+#: Both tests start a cluster of worker processes (several seconds each).
+pytestmark = pytest.mark.slow
 
 
 def test_dask_local_rows_equal_serial_rows(tmp_path):

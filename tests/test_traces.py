@@ -122,6 +122,7 @@ def test_bad_trace_fields_are_named(lossy: Path, capsys) -> None:
 
 
 @needs_tshark
+@pytest.mark.slow
 def test_pcap_counts_equal_the_engines(lossy: Path, tmp_path: Path) -> None:
     """Egress (what the bottleneck transmits): every packet and every CE mark. Ingress (what arrives,
     drops included): every packet and, by Wireshark's own TCP analysis, every retransmission."""
@@ -174,6 +175,7 @@ def _open_in_chromium(page: Path, shot: Path) -> List[str]:
     return [line for line in proc.stderr.splitlines() if re.search(r"CONSOLE|Uncaught|Failed to load", line)]
 
 
+@pytest.mark.slow
 def test_report_renders_in_chromium(lossy: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert main(["run", str(lossy), "--out", str(out), "--report", "--quiet"]) == 0
@@ -204,6 +206,7 @@ def test_report_renders_in_chromium(lossy: Path, tmp_path: Path) -> None:
     assert coloured > 10_000 and blue > 2000, (coloured, blue)
 
 
+@pytest.mark.slow
 def test_report_command_on_a_results_directory(lossy: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "plain"
     assert main(["run", str(lossy), "--out", str(out), "--quiet"]) == 0
@@ -258,6 +261,7 @@ handshake = true
 
 
 @needs_tshark
+@pytest.mark.slow
 def test_the_handshake_in_the_event_trace_and_the_pcap(tmp_path: Path) -> None:
     """With `tcp.handshake` every flow's first packet is a SYN, answered by a SYN-ACK; Wireshark reads
     both as a connection's opening (seq 0, then data from 1), with nothing malformed."""
@@ -330,6 +334,7 @@ def test_a_pcap_path_that_is_not_a_file_is_refused(lossy: Path, tmp_path: Path, 
     assert "--pcap: empty path" in capsys.readouterr().err and not out.exists()
 
 
+@pytest.mark.slow
 def test_a_pcap_lost_during_the_run_is_an_error_and_nothing_is_written(lossy: Path, tmp_path: Path) -> None:
     """Writes that fail mid-run (here a file-size limit of 64 KB, as a full disk would) exit 1 naming the
     pcap's source, with neither the pcap nor --out left behind."""

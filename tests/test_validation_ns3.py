@@ -665,6 +665,7 @@ def test_report_links_the_mapping_from_its_own_directory(monkeypatch):
 # ---------------------------------------------------------------------------------------- real ns-3
 
 
+@pytest.mark.slow
 def test_ns3_single_flow_window_limited():
     pytest.importorskip("ns")
     # 1 flow, W = 50 packets, RTT 100 ms, C = 10 Mb/s (1250 pkt/s): W/RTT/C = 0.4 (slightly less: the
@@ -685,6 +686,7 @@ def test_ns3_single_flow_window_limited():
     assert r["ports"][0]["utilization"] == r["utilization"]
 
 
+@pytest.mark.slow
 def test_ns3_red_repeats_exactly_in_one_process():
     pytest.importorskip("ns")
     # RED draws random numbers; a second simulation in the same interpreter must draw the same ones.
@@ -727,6 +729,7 @@ def test_handshake_moves_ns3_starts_and_times_the_syn_by_the_initial_rto():
     assert attrs["sender"]["ConnTimeout"] == "1000000000ns"
 
 
+@pytest.mark.slow
 def test_ns3_overhead_delays_packets_and_repeats_exactly():
     pytest.importorskip("ns")
     sc = scenario(duration="4s", warmup="1s", flows={"count": 1, "rtt": "100ms"}, tcp={"max_window": 20})
@@ -740,6 +743,7 @@ def test_ns3_overhead_delays_packets_and_repeats_exactly():
         assert jittered[0][key] == jittered[1][key], key
 
 
+@pytest.mark.slow
 def test_ns3_two_way_with_queued_acks_and_group_settings():
     pytest.importorskip("ns")
     # Two links in opposite directions, each group's ACKs queued behind the other's data; the westbound
@@ -778,6 +782,7 @@ def test_ns3_two_way_with_queued_acks_and_group_settings():
         assert abs(eng_mean[name] - ns3_mean[name]) < 0.08, (name, eng_mean, ns3_mean)
 
 
+@pytest.mark.slow
 def test_ns3_codel_with_paced_cubic_and_pie():
     pytest.importorskip("ns")
     # CoDel's control-law drops arrive as "Target exceeded drop" and count as early drops; CUBIC senders

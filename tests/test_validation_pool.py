@@ -53,6 +53,7 @@ def test_validate_rejects_bad_jobs_before_running(tmp_path, monkeypatch):
     assert not (tmp_path / "report.md").exists()
 
 
+@pytest.mark.slow
 def test_workers_give_the_numbers_of_this_process_in_any_order():
     pytest.importorskip("ns")
     seeds = [1, 2, 3, 4]
@@ -66,6 +67,7 @@ def test_workers_give_the_numbers_of_this_process_in_any_order():
     assert pooled[1]["drops_early"] > 0 and pooled[1]["events"] != pooled[2]["events"]
 
 
+@pytest.mark.slow
 def test_a_failed_run_names_its_cause_and_the_pool_goes_on():
     pytest.importorskip("ns")
     with Ns3Pool(1) as pool:
@@ -83,6 +85,7 @@ def test_a_failed_run_names_its_cause_and_the_pool_goes_on():
         pool.submit(small(1))
 
 
+@pytest.mark.slow
 def test_replicated_comparison_is_the_same_with_a_pool_and_with_stored_runs(tmp_path):
     pytest.importorskip("ns")
     sc = small(5)
@@ -100,6 +103,7 @@ def test_replicated_comparison_is_the_same_with_a_pool_and_with_stored_runs(tmp_
         assert comp.ns3_goodput == alone.ns3_goodput
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_workers_keeps_finished_runs_and_a_second_run_resumes(tmp_path):
     pytest.importorskip("ns")
     import json
