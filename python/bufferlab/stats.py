@@ -1,5 +1,5 @@
-"""Statistics shared by the comparisons with ns-3 and the papers' claims: Welch's interval of a difference of
-two means, and the paired interval of matched runs."""
+"""Statistics shared by the comparisons with ns-3, the papers' claims, sweeps and models: the Student-t
+interval of a mean, Welch's interval of a difference of two means, and the paired interval of matched runs."""
 
 from __future__ import annotations
 
@@ -32,6 +32,48 @@ class Interval:
         return self.mean_a - self.mean_b
 
 
+@dataclass(frozen=True)
+class MeanInterval:
+    """The mean of ``n`` values and its Student-t interval ``[low, high] = mean ± half``."""
+
+    mean: float
+    low: float
+    high: float
+    half: float
+    n: int
+
+
+def t_quantile(df: float, level: float = CONFIDENCE) -> float:
+    """The two-sided ``level`` critical value of Student's t with ``df`` degrees of freedom."""
+    from scipy import stats  # noqa: PLC0415
+
+    return float(stats.t.ppf(0.5 + level / 2.0, df))
+
+
+def welch_df(va: float, vb: float, n_a: int, n_b: int) -> float:
+    """Welch-Satterthwaite degrees of freedom of ``va + vb``, variances of means of n_a and n_b values."""
+    return (va + vb) ** 2 / ((va ** 2 / (n_a - 1) if n_a > 1 else 0.0)
+                             + (vb ** 2 / (n_b - 1) if n_b > 1 else 0.0))
+
+
+def mean_interval(values: Sequence[float], level: float = CONFIDENCE) -> MeanInterval:
+    """The mean of ``values`` and its ``level`` Student-t interval mean ± t(n − 1)·s/√n (NaN for n < 2)."""
+    x = np.asarray(values, float)
+    n = len(x)
+    mean = float(x.mean()) if n else math.nan
+    if n < 2:
+        return MeanInterval(mean, math.nan, math.nan, math.nan, n)
+    half = t_quantile(n - 1, level) * float(x.std(ddof=1)) / math.sqrt(n)
+    return MeanInterval(mean, mean - half, mean + half, half, n)
+
+
+def bonferroni_factor(n: int, m: int) -> float:
+    """t(1 − 0.025/m, n − 1) / t(0.975, n − 1): a 95 % t interval widened to Bonferroni over ``m`` tests."""
+    from scipy import stats  # noqa: PLC0415
+
+    return float(stats.t.ppf(1 - 0.025 / m, n - 1) / stats.t.ppf(0.975, n - 1))
+
+
 def welch_interval(a: Sequence[float], b: Sequence[float], level: float = CONFIDENCE) -> Interval:
     """The ``level`` confidence interval of ``mean(a) - mean(b)`` by Welch's t (unequal variances).
 
@@ -39,8 +81,6 @@ def welch_interval(a: Sequence[float], b: Sequence[float], level: float = CONFID
     value contributes no variance; when neither varies (deterministic metrics, single runs) the interval
     is the difference itself.
     """
-    from scipy import stats  # noqa: PLC0415
-
     xa, xb = np.asarray(a, float), np.asarray(b, float)
     if not len(xa) or not len(xb):
         raise BufferLabError("welch_interval: both samples need at least one value")
@@ -50,9 +90,8 @@ def welch_interval(a: Sequence[float], b: Sequence[float], level: float = CONFID
     d, se2 = ma - mb, va + vb
     if se2 <= 0.0:
         return Interval(ma, mb, d, d, math.inf, len(xa), len(xb))
-    df = se2 ** 2 / ((va ** 2 / (len(xa) - 1) if len(xa) > 1 else 0.0)
-                     + (vb ** 2 / (len(xb) - 1) if len(xb) > 1 else 0.0))
-    half = float(stats.t.ppf(0.5 + level / 2.0, df)) * math.sqrt(se2)
+    df = welch_df(va, vb, len(xa), len(xb))
+    half = t_quantile(df, level) * math.sqrt(se2)
     return Interval(ma, mb, d - half, d + half, df, len(xa), len(xb))
 
 
@@ -64,16 +103,11 @@ def paired_interval(a: Sequence[float], b: Sequence[float], level: float = CONFI
     that what the inputs decide cancels in each difference. Needs two or more pairs of equal length; with
     differences that do not vary the interval is the difference itself.
     """
-    from scipy import stats  # noqa: PLC0415
-
     xa, xb = np.asarray(a, float), np.asarray(b, float)
     if len(xa) != len(xb) or len(xa) < 2:
         raise BufferLabError(f"paired_interval: needs two or more pairs (got {len(xa)} and {len(xb)} values)")
-    d = xa - xb
-    n = len(d)
-    ma, mb, diff = float(xa.mean()), float(xb.mean()), float(d.mean())
-    se = float(d.std(ddof=1)) / math.sqrt(n)
-    if se <= 0.0:
-        return Interval(ma, mb, diff, diff, math.inf, n, n)
-    half = float(stats.t.ppf(0.5 + level / 2.0, n - 1)) * se
-    return Interval(ma, mb, diff - half, diff + half, float(n - 1), n, n)
+    d = mean_interval(xa - xb, level)
+    n, ma, mb = d.n, float(xa.mean()), float(xb.mean())
+    if d.half <= 0.0:
+        return Interval(ma, mb, d.mean, d.mean, math.inf, n, n)
+    return Interval(ma, mb, d.low, d.high, float(n - 1), n, n)

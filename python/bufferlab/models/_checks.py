@@ -2,7 +2,8 @@
 
 Scalars: :func:`check_real` (a finite real number, optionally in an interval) and :func:`check_integer`
 (an integer ``>= low``, optionally ``<= high``). Arrays, element-wise: :func:`as_float_array`,
-:func:`check_range`, :func:`check_open_interval` and :func:`check_int`. None accepts a bool.
+:func:`check_range`, :func:`check_open_interval` and :func:`check_int`. None accepts a bool. A result
+computed on the checked arrays goes back as a float or an array by :func:`scalar_or_array`.
 
 ``name`` is what the message calls the parameter, so a module can describe it there, e.g.
 ``"beta (discount factor)"``; ``note`` is appended after the range, e.g. ``"(Eun & Wang 2008)"``.
@@ -112,6 +113,11 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> np
     if np.any(arr > MAX_ARRAY_INT):
         raise BufferLabError(f"{name} must be an integer {_int_range(low, MAX_ARRAY_INT)}, got {_show(arr)}")
     return arr.astype(np.int64)
+
+
+def scalar_or_array(x: np.ndarray) -> Any:
+    """``x`` as a Python float when it is 0-dimensional (the inputs were scalars), else ``x`` itself."""
+    return float(x) if np.ndim(x) == 0 else x
 
 
 def _is_real(value: object) -> bool:

@@ -25,7 +25,13 @@ import numpy as np
 
 from bufferlab.errors import BufferLabError, LimitError
 from bufferlab.jsonout import dumps
-from bufferlab.models._checks import check_int, check_integer, check_open_interval, check_range
+from bufferlab.models._checks import (
+    check_int,
+    check_integer,
+    check_open_interval,
+    check_range,
+    scalar_or_array,
+)
 from bufferlab.models.queueing import geometric_tail_bound, md1k_loss, mm1k_loss
 from bufferlab.plots import ensure_directory, save_figure
 from bufferlab.units import format_value
@@ -49,10 +55,6 @@ __all__ = [
 REGIME_PEAK_LOAD: Dict[str, float] = {"under": 2.0, "over": 0.5}
 
 
-def _ret(x: np.ndarray) -> Any:
-    return float(x) if np.ndim(x) == 0 else x
-
-
 # --------------------------------------------------------------------------------------------------------
 # Theorem 1
 
@@ -72,7 +74,7 @@ def theorem1_buffer(w_max: Any, rho: Any, theta: Any, integer: bool = True) -> A
         # guard against 14.0000000001-style rounding noise before the ceiling
         b = np.maximum(np.ceil(b - 1e-9), 0.0).astype(np.int64)
         return int(b) if b.ndim == 0 else b
-    return _ret(np.maximum(b, 0.0))
+    return scalar_or_array(np.maximum(b, 0.0))
 
 
 def theorem1_effective_utilization(buffer: Any, w_max: Any, rho: Any) -> Any:
@@ -82,7 +84,7 @@ def theorem1_effective_utilization(buffer: Any, w_max: Any, rho: Any) -> Any:
     w = check_range("w_max", w_max, 1.0, None)
     r = check_open_interval("rho", rho, 0.0, 1.0)
     with np.errstate(under="ignore"):
-        return _ret(np.maximum(1.0 - np.power(r, b) * w * w / 2.0, 0.0))
+        return scalar_or_array(np.maximum(1.0 - np.power(r, b) * w * w / 2.0, 0.0))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -150,7 +152,8 @@ def fixed_point(w_max: Any, buffer: Any, regime: str = "under", peak_load: Any =
     u = np.where(capped, ucap, 0.5 * (lo + hi))
     util = np.exp(u)
     loss = np.exp(_log_mm1b_loss(u, b))
-    return FixedPoint(utilization=_ret(util), loss=_ret(loss), capped=capped if capped.ndim else bool(capped))
+    return FixedPoint(utilization=scalar_or_array(util), loss=scalar_or_array(loss),
+                      capped=capped if capped.ndim else bool(capped))
 
 
 def fixed_point_utilization(w_max: Any, buffer: Any, regime: str = "under", peak_load: Any = None) -> Any:
@@ -164,13 +167,13 @@ def log_buffer_limit(beta: Any) -> Any:
     From ``rho^(1 + B/2) ~ const / W_max`` at small loss; independent of the regime (peak load).
     """
     bt = check_range("beta", beta, 0.0, None, low_open=True)
-    return _ret(np.exp(-2.0 / bt))
+    return scalar_or_array(np.exp(-2.0 / bt))
 
 
 def constant_buffer_exponent(buffer: Any) -> Any:
     """For constant B the Sec. IV-A utilization decays as ``W_max^(-2/(B+2))``; returns ``2/(B+2)``."""
     b = check_range("buffer", buffer, 0.0, None)
-    return _ret(2.0 / (b + 2.0))
+    return scalar_or_array(2.0 / (b + 2.0))
 
 
 # --------------------------------------------------------------------------------------------------------

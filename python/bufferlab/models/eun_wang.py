@@ -40,7 +40,9 @@ from scipy import integrate, stats
 from bufferlab.errors import BufferLabError, LimitError
 from bufferlab.jsonout import dumps
 from bufferlab.models._checks import check_integer, check_real
+from bufferlab.models.queueing import mm1k_distribution
 from bufferlab.plots import ensure_directory, save_figure
+from bufferlab.stats import mean_interval
 from bufferlab.units import format_value
 
 __all__ = [
@@ -277,14 +279,13 @@ def md1_pmf_recursive(rho: float, length: int) -> np.ndarray:
 
 
 def mm1k_pmf(rho: float, capacity: int) -> np.ndarray:
-    """M/M/1/K stationary distribution on 0..K, (1 - rho) rho^n / (1 - rho^(K+1)) (Eun & Wang 2008, fn. 5)."""
+    """M/M/1/K stationary distribution on 0..K, (1 - rho) rho^n / (1 - rho^(K+1)) (Eun & Wang 2008, fn. 5):
+    :func:`bufferlab.models.queueing.mm1k_distribution`, and all mass at 0 when rho = 0."""
     _check_rho(rho, allow_ge1=True)
     k = check_integer("queue capacity K", capacity, 1)
-    n = np.arange(k + 1, dtype=float)
     if rho == 0:
-        return (n == 0).astype(float)
-    w = np.exp((n - k) * math.log(rho))  # scaled by rho^-K to stay finite for rho > 1
-    return w / w.sum()
+        return (np.arange(k + 1) == 0).astype(float)
+    return mm1k_distribution(rho, k)
 
 
 def queue_pmf(rho: float, length: int, queue: str = "mm1", capacity: int | None = None) -> np.ndarray:
@@ -783,8 +784,7 @@ def run_seeds(
         vals = np.array([getattr(r, name) for r in runs], dtype=float)
         mean = float(np.mean(vals))
         if len(vals) > 1 and np.all(np.isfinite(vals)):
-            sd = float(np.std(vals, ddof=1))
-            hw = float(stats.t.ppf(0.5 + confidence / 2, len(vals) - 1) * sd / math.sqrt(len(vals)))
+            sd, hw = float(np.std(vals, ddof=1)), mean_interval(vals, confidence).half
         else:
             sd, hw = math.nan, math.nan
         metrics[name] = {"mean": mean, "std": sd, "ci_low": mean - hw, "ci_high": mean + hw, "half_width": hw}
@@ -1100,7 +1100,7 @@ def _cli_handler(args: argparse.Namespace) -> int:
     if args.plot:
         out["figures"] = plot_sweep(rows, args.plot)
     if args.json:
-        print(dumps(out, indent=2, default=_json_default))
+        print(dumps(out, indent=2, default=str))
         return 0
     print(f"Eun & Wang (2008) chain: marking={args.marking} alpha={args.alpha} epsilon={args.epsilon} "
           f"CT={ct:g} pkts queue={args.queue} rounds={args.rounds} seeds={args.seeds}")
@@ -1124,10 +1124,3 @@ def _cli_handler(args: argparse.Namespace) -> int:
         print(f"figure: {path}")
     return 0
 
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (np.floating, np.integer)):
-        return obj.item()
-    return str(obj)

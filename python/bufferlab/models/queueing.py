@@ -31,7 +31,13 @@ from scipy.special import gammaln
 
 from bufferlab.errors import BufferLabError, LimitError
 from bufferlab.jsonout import dumps
-from bufferlab.models._checks import check_int, check_integer, check_open_interval, check_range
+from bufferlab.models._checks import (
+    check_int,
+    check_integer,
+    check_open_interval,
+    check_range,
+    scalar_or_array,
+)
 from bufferlab.plots import ensure_directory, save_figure
 
 __all__ = [
@@ -68,10 +74,6 @@ def droptail_limit_from_capacity(K: Any) -> Any:
     return int(out) if out.ndim == 0 else out
 
 
-def _ret(x: np.ndarray) -> Any:
-    return float(x) if np.ndim(x) == 0 else x
-
-
 def _rho_k(rho: Any, K: Any) -> Tuple[np.ndarray, np.ndarray]:
     r = check_range("rho", rho, 0.0, None, low_open=True)
     k = check_int("K", K, 1)
@@ -101,7 +103,7 @@ def mm1k_loss(rho: Any, K: Any) -> Any:
         # rho > 1: (1-r)/(1-r^(K+1)), r = 1/rho
         out[hi] = (-np.expm1(-lr[hi])) / (-np.expm1(-(k[hi] + 1) * lr[hi]))
         out[near] = 1.0 / (k[near] + 1.0)
-    return _ret(out)
+    return scalar_or_array(out)
 
 
 def mm1k_mean_queue(rho: Any, K: Any, include_service: bool = True) -> Any:
@@ -131,7 +133,7 @@ def mm1k_mean_queue(rho: Any, K: Any, include_service: bool = True) -> Any:
     if not include_service:
         p0 = _mm1k_p0(r, kf)
         out = out - (1.0 - p0)
-    return _ret(out)
+    return scalar_or_array(out)
 
 
 def _mm1k_p0(r: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -296,7 +298,7 @@ def md1k_loss(rho: Any, K: Any) -> Any:
     Brun & Garcia (2000) give the same quantity in closed form. Evaluated with a subtraction-free cut
     recursion, so tiny losses (1e-15 and below) keep full relative accuracy. K = 1 gives ``rho/(1+rho)``.
     """
-    return _ret(_md1k_solve(rho, K)[0])
+    return scalar_or_array(_md1k_solve(rho, K)[0])
 
 
 def md1k_mean_queue(rho: Any, K: Any, include_service: bool = True) -> Any:
@@ -304,7 +306,7 @@ def md1k_mean_queue(rho: Any, K: Any, include_service: bool = True) -> Any:
     _, mean, p0, _ = _md1k_solve(rho, K)
     if not include_service:
         mean = mean - (1.0 - p0)
-    return _ret(mean)
+    return scalar_or_array(mean)
 
 
 def md1k_distribution(rho: float, K: int) -> np.ndarray:
@@ -397,10 +399,10 @@ def md1k_simulate(
     mean_r = rate * work / n
     se = 1.0 / math.sqrt(reps)
     return MD1KSimulation(
-        loss=_ret(loss_r.mean(axis=-1)),
-        loss_stderr=_ret(loss_r.std(axis=-1, ddof=1) * se),
-        mean_queue=_ret(mean_r.mean(axis=-1)),
-        mean_queue_stderr=_ret(mean_r.std(axis=-1, ddof=1) * se),
+        loss=scalar_or_array(loss_r.mean(axis=-1)),
+        loss_stderr=scalar_or_array(loss_r.std(axis=-1, ddof=1) * se),
+        mean_queue=scalar_or_array(mean_r.mean(axis=-1)),
+        mean_queue_stderr=scalar_or_array(mean_r.std(axis=-1, ddof=1) * se),
         arrivals_per_replication=n,
         replications=reps,
         seed=int(seed),
@@ -419,7 +421,7 @@ def geometric_tail_bound(rho: Any, B: Any) -> Any:
     r = check_open_interval("rho", rho, 0.0, 1.0)
     b = check_range("B", B, 0.0, None)
     with np.errstate(under="ignore"):
-        return _ret(np.power(r, b))
+        return scalar_or_array(np.power(r, b))
 
 
 # --------------------------------------------------------------------------------------------------------

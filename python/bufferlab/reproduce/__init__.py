@@ -40,6 +40,7 @@ from bufferlab.reproduce.verdicts import (
     recheck,
     tally_sentence,
 )
+from bufferlab.stats import bonferroni_factor
 
 #: Every paper, by the name the command takes: its module, or None while its reproduction does not exist.
 PAPERS: Dict[str, Optional[str]] = {
@@ -210,13 +211,11 @@ def _pairs(doc: Dict[str, Any], committed: Dict[str, Any]) -> List[tuple]:
 
 def _widened(t: Dict[str, Any], m: int) -> tuple:
     """``t``'s 95 % interval widened to the level 1 − 0.05/m (Bonferroni over ``m`` compared tests): the
-    half-widths scaled by t(1 − 0.025/m, n − 1) / t(0.975, n − 1). An exact number stays exact."""
-    from scipy import stats  # noqa: PLC0415
-
+    half-widths scaled by :func:`bufferlab.stats.bonferroni_factor`. An exact number stays exact."""
     n = int(t.get("n") or 0)
     if n < 2 or m <= 1 or t["low"] == t["high"]:
         return t["low"], t["high"]
-    k = float(stats.t.ppf(1 - 0.025 / m, n - 1) / stats.t.ppf(0.975, n - 1))
+    k = bonferroni_factor(n, m)
     return t["mean"] - k * (t["mean"] - t["low"]), t["mean"] + k * (t["high"] - t["mean"])
 
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set
 
 import numpy as np
-from scipy import stats
 
 from bufferlab.reproduce.verdicts import (
     DIFFERS,
@@ -43,7 +42,7 @@ from bufferlab.reproduce.verdicts import (
     region_result,
 )
 from bufferlab.reproduce.verdicts import tally as count_verdicts
-from bufferlab.stats import welch_interval
+from bufferlab.stats import mean_interval, t_quantile, welch_df, welch_interval
 
 __all__ = ["HOLDS", "HOLDS_UNDER", "DIFFERS", "INCONCLUSIVE", "NOT_TESTABLE", "VERDICTS", "Estimate",
            "estimate", "exact", "difference", "paired_difference", "paired_by_seed", "ratio", "slope",
@@ -84,22 +83,18 @@ def _finite(values: Iterable[Any]) -> np.ndarray:
     return np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
 
 
-def _t(df: float) -> float:
-    return float(stats.t.ppf(0.5 + LEVEL / 2, df))
-
-
 def estimate(values: Iterable[float]) -> Estimate:
-    """The mean of ``values`` (NaN and None left out) with its Student-t interval. One value has no
-    interval: it is returned with ``n = 1`` and an infinite interval, so that no test can be decided on it
-    (use :func:`exact` for a number that is not a sample)."""
+    """The mean of ``values`` (NaN and None left out) with its Student-t interval
+    (:func:`bufferlab.stats.mean_interval`). One value has no interval: it is returned with ``n = 1`` and an
+    infinite interval, so that no test can be decided on it (use :func:`exact` for a number that is not a
+    sample)."""
     x = _finite(values)
     if x.size == 0:
         return NONE
-    m = float(x.mean())
     if x.size == 1:
-        return Estimate(m, -math.inf, math.inf, 1)
-    half = _t(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
-    return Estimate(m, m - half, m + half, int(x.size))
+        return Estimate(float(x[0]), -math.inf, math.inf, 1)
+    iv = mean_interval(x, LEVEL)
+    return Estimate(iv.mean, iv.low, iv.high, iv.n)
 
 
 def exact(value: float) -> Estimate:
@@ -148,8 +143,7 @@ def ratio(a: Iterable[float], b: Iterable[float]) -> Estimate:
     rel = float(ra + rb)
     if rel <= 0:
         return Estimate(r, r, r, int(min(xa.size, xb.size)))
-    den = (ra ** 2 / (xa.size - 1) if ra else 0.0) + rb ** 2 / (xb.size - 1)
-    half = _t(rel ** 2 / den) * abs(r) * math.sqrt(rel)
+    half = t_quantile(welch_df(ra, rb, xa.size, xb.size), LEVEL) * abs(r) * math.sqrt(rel)
     return Estimate(r, r - half, r + half, int(min(xa.size, xb.size)))
 
 
@@ -164,7 +158,7 @@ def slope(x: Sequence[float], y: Sequence[float], n: Optional[int] = None) -> Es
     b, a = np.polyfit(xs, ys, 1)
     resid = ys - (a + b * xs)
     se = math.sqrt(float(resid @ resid) / (xs.size - 2) / float(((xs - xs.mean()) ** 2).sum()))
-    half = _t(xs.size - 2) * se
+    half = t_quantile(xs.size - 2, LEVEL) * se
     return Estimate(float(b), float(b) - half, float(b) + half, int(n if n is not None else xs.size))
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 
 from bufferlab.errors import BufferLabError
 from bufferlab.simulate import parse_value
+from bufferlab.stats import mean_interval
 from bufferlab.sweeps.grid import column_value
 from bufferlab.sweeps.store import UNREADABLE, Store
 
@@ -26,17 +27,10 @@ __all__ = ["plot_sweep", "mean_ci"]
 
 
 def mean_ci(values: Sequence[float], level: float = 0.95) -> Dict[str, float]:
-    """Mean, sample size and half-width of the Student-t confidence interval (NaN for one value)."""
-    from scipy import stats  # noqa: PLC0415
-
-    a = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    n = len(a)
-    if n == 0:
-        return {"mean": math.nan, "n": 0, "half": math.nan}
-    if n == 1:
-        return {"mean": float(a[0]), "n": 1, "half": math.nan}
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * a.std(ddof=1) / math.sqrt(n))
-    return {"mean": float(a.mean()), "n": n, "half": half}
+    """Mean, sample size and half-width of the Student-t confidence interval
+    (:func:`bufferlab.stats.mean_interval` of the finite values; NaN for one value)."""
+    iv = mean_interval([v for v in values if v is not None and math.isfinite(v)], level)
+    return {"mean": iv.mean, "n": iv.n, "half": iv.half}
 
 
 def _matches(series: pd.Series, raw: str) -> pd.Series:
