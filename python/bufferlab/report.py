@@ -22,7 +22,7 @@ import pandas as pd
 
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
-from bufferlab.plots import ensure_directory
+from bufferlab.plots import save_figure
 
 #: Most flows whose window is drawn (picked across the range of RTTs).
 MAX_WINDOW_FLOWS = 6
@@ -301,22 +301,10 @@ def draw(run: RunData, directory: Optional[Union[str, Path]] = None,
         fig, note = make(plt, run)
         figure = Figure(stem, title, caption, note)
         if fig is not None:
-            fig.tight_layout()
             buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=100)
+            figure.files += save_figure(fig, directory, stem, dpi=100, field=field_name, tight=True,
+                                        buffer=buf)
             figure.png = buf.getvalue()
-            if directory is not None:
-                target = ensure_directory(directory, field_name)
-                for ext in ("png", "svg"):
-                    path = target / f"{stem}.{ext}"
-                    try:
-                        fig.savefig(path, dpi=100)
-                    except OSError as exc:
-                        plt.close(fig)
-                        reason = exc.strerror or exc
-                        raise BufferLabError(f"{field_name}: cannot write {path}: {reason}") from None
-                    figure.files.append(path)
-            plt.close(fig)
         out.append(figure)
     return out
 

@@ -44,6 +44,7 @@ from bufferlab.reproduce.claims import (
     lt,
     select,
 )
+from bufferlab.reproduce.plotting import FigureSet
 from bufferlab.reproduce.runner import Task
 
 NAME = "eun-wang"
@@ -1100,12 +1101,8 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
 def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[str, str]]:
     """The paper's figures, drawn from the runs (mean over seeds, 95 % interval as error bars; gentle off
     dashed where it ran); PNG + SVG. Returns (file stem, caption) pairs."""
-    import matplotlib  # noqa: PLC0415
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    made: List[Tuple[str, str]] = []
+    figs = FigureSet(out)
+    plt, save, made = figs.plt, figs.save, figs.made
     f4 = results["fig4"] + results["fig4_grid"]
     f5 = results["fig5"] + results["fig5_grid"]
     f4o = select(results["gentle_off"], alpha=ALPHA) + results["gentle_off_grid"]
@@ -1115,13 +1112,6 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     mp = model_points(quick)
     marker = {"red1": "o", "exp": "s", "red2": "^"}
     color = {"red1": "C0", "exp": "C1", "red2": "C2"}
-
-    def save(fig: Any, stem: str, caption: str) -> None:
-        fig.tight_layout()
-        for path in (out / f"{stem}.png", out / f"{stem}.svg"):
-            fig.savefig(path, dpi=110)
-        plt.close(fig)
-        made.append((stem, caption))
 
     def errorbar(ax: Any, xs: Sequence[float], ests: Sequence[Estimate], **kw: Any) -> None:
         """Means with their 95 % intervals (a missing interval drawn as none)."""

@@ -42,6 +42,7 @@ from bufferlab.reproduce.claims import (
     ratio,
     select,
 )
+from bufferlab.reproduce.plotting import FigureSet
 from bufferlab.reproduce.runner import Task
 
 NAME = "global-notifier"
@@ -1114,30 +1115,14 @@ def _finite_or_zero(x: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(x), x, 0.0)
 
 
-class _Figures:
+class _Figures(FigureSet):
     """Draws into ``out``: every figure saved as PNG and SVG, its (stem, caption) kept for the report."""
 
     STYLES = {"red": dict(color="tab:red", marker="s"), "red-ecn": dict(color="tab:orange", marker="v"),
               "reno-gn": dict(color="tab:blue", marker="o"), "aimd-gn": dict(color="tab:green", marker="^")}
 
-    def __init__(self, out: Path) -> None:
-        import matplotlib  # noqa: PLC0415
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # noqa: PLC0415
-
-        self.plt, self.out = plt, out
-        self.made: List[Tuple[str, str]] = []
-
     def axes(self, *grid: int, size: Tuple[float, float] = (6, 4), **kw: Any) -> Tuple[Any, Any]:
         return self.plt.subplots(*grid, figsize=size, **kw)
-
-    def save(self, fig: Any, stem: str, caption: str) -> None:
-        fig.tight_layout()
-        for path in (self.out / f"{stem}.png", self.out / f"{stem}.svg"):
-            fig.savefig(path, dpi=110)
-        self.plt.close(fig)
-        self.made.append((stem, caption))
 
     def points(self, ax: Any, xs: Sequence[float], ests: Sequence[Estimate], config: str, **kw: Any) -> None:
         """Means with their 95 % intervals as error bars, in ``config``'s colour and marker."""

@@ -43,6 +43,7 @@ from bufferlab.reproduce.claims import (
     select,
     slope,
 )
+from bufferlab.reproduce.plotting import FigureSet
 from bufferlab.reproduce.runner import Task
 
 NAME = "index-policy"
@@ -1050,18 +1051,8 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
 def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[str, str]]:
     """Fig. 3 (index shape), Figs. 4-8 (windows, queue and index against time, one scenario each) and
     Table 1 as bars (means with 95 % intervals, the paper's values marked); PNG + SVG."""
-    import matplotlib  # noqa: PLC0415
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    made: List[Tuple[str, str]] = []
-
-    def save(fig: Any, stem: str, caption: str) -> None:
-        for ext in ("png", "svg"):
-            fig.savefig(out / f"{stem}.{ext}", dpi=110)
-        plt.close(fig)
-        made.append((stem, caption))
+    figs = FigureSet(out)
+    plt, save, made = figs.plt, figs.save, figs.made
 
     whittle.plot_figure3(out, n_max=30, alpha=1.0, beta=0.9, gamma=0.5, gamma_beta=0.99, name="fig3")
     made.append(("fig3", "Fig. 3: Whittle index against the window: (a) α, (b) β (N = 30, γ = ½), (c)-(d) "
@@ -1109,7 +1100,6 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
                 axes[1, col].set_xlabel("time after the warm-up (s)")
                 axes[1, col].xaxis.set_tick_params(labelbottom=True)
         fig.suptitle(f"Scenario {s}: B = {buf} packets, seed 1 ({READINGS['table1']})", fontsize=9)
-        fig.tight_layout()
         save(fig, f"fig{4 + s}", f"Fig. {4 + s}: scenario {s}, windows (user 1 thin, user 2 thick), queue "
              "and (index policy) the users' indices against time, 10 s after the warm-up, engine seed 1")
 
@@ -1133,7 +1123,6 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
         ax.set_ylim((75, 101) if m == "util" else (0.5, 1.01))
         ax.grid(alpha=0.3, axis="y")
     axes[1].legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
     save(fig, "fig_table1", "Table 1 as bars: utilization and Jain's index per scenario and policy, mean "
          "and 95 % interval over the runs (principal reading); red crosses: the paper's values")
     return made

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, List, Tuple
 
+from bufferlab.plots import save_figure
+
 
 class FigureSet:
     """The figures of one report, written into ``out``."""
@@ -20,9 +22,6 @@ class FigureSet:
         self.made: List[Tuple[str, str]] = []
 
     def save(self, fig: Any, stem: str, caption: str) -> None:
-        """Write ``fig`` as ``stem``.png and ``stem``.svg, close it, and keep its caption."""
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(self.out / f"{stem}.{ext}", dpi=self.dpi)
-        self.plt.close(fig)
+        """Lay ``fig`` out, write it as ``stem``.png and ``stem``.svg, close it, and keep its caption."""
+        save_figure(fig, self.out, stem, dpi=self.dpi, field="--out", tight=True)
         self.made.append((stem, caption))

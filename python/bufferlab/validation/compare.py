@@ -37,6 +37,7 @@ import numpy as np
 
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
+from bufferlab.plots import save_figure
 from bufferlab.stats import CONFIDENCE, Interval, paired_interval, welch_interval  # noqa: F401 (re-exported)
 from bufferlab.validation import ns3sim
 
@@ -129,7 +130,7 @@ TOLERANCES: Dict[str, Band | None] = {
     "goodput_bps": None,
 }
 
-#: Confidence level of the interval on the difference of means (stats.CONFIDENCE).
+#: Rounding slack of the comparisons of an interval's ends with the band.
 _EPS = 1e-12
 
 
@@ -721,10 +722,8 @@ def plot_queue(comp: Comparison, path: Path) -> Path | None:
     links = (comp.config or {}).get("links", [])
     ax.set_title(comp.name + (f" (link {links[0]['name']})" if len(links) > 1 else ""), fontsize=9)
     ax.legend(loc="upper right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path.parent, path.stem, dpi=110, field="--out", formats=(path.suffix[1:],),
+                       tight=True)[0]
 
 
 def plot_goodput(comp: Comparison, path: Path) -> Path | None:
@@ -747,10 +746,8 @@ def plot_goodput(comp: Comparison, path: Path) -> Path | None:
     ax.set_ylabel("fraction of flows")
     ax.set_title(comp.name, fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path.parent, path.stem, dpi=110, field="--out", formats=(path.suffix[1:],),
+                       tight=True)[0]
 
 
 def goodput_quantiles(values: Sequence[float] | None) -> str:
