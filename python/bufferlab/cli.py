@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "bufferlab.reproduce.cli",
     "bufferlab.commands.bench",
     "bufferlab.commands.report",
+    "bufferlab.commands.describe",
     "bufferlab.sweeps.cli",
 )
 

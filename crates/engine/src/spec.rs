@@ -2,6 +2,7 @@
 //! it), the range checks, and `from_value`, the one mapping of serde errors to field-named messages. It
 //! depends on serde alone, so the disciplines, the controllers, the trace and the scenario all build on it.
 
+pub mod params;
 mod strict;
 
 use serde::de::DeserializeOwned;

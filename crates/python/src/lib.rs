@@ -249,6 +249,13 @@ fn names() -> (Vec<&'static str>, Vec<&'static str>) {
     (bufferlab_engine::queue::DISCIPLINES.to_vec(), bufferlab_engine::tcp::cc::CONTROLLERS.to_vec())
 }
 
+/// The parameter reference of every discipline, controller and `[tcp]`, as JSON
+/// ([`bufferlab_engine::scenario::reference`]).
+#[pyfunction]
+fn reference() -> String {
+    bufferlab_engine::scenario::reference().to_string()
+}
+
 /// Bits per second from a string such as `"100Mbps"` (the scenario grammar); `None` if it does not parse.
 #[pyfunction]
 fn parse_rate(text: &str) -> Option<f64> {
@@ -284,6 +291,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
+    m.add_function(wrap_pyfunction!(reference, m)?)?;
     m.add_function(wrap_pyfunction!(heap_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(reset_heap_peak, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;

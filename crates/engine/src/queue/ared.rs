@@ -42,11 +42,12 @@
 //! Feng et al.'s (`FengAdaptive`: `max_p` divided by 3 or multiplied by 2 as the average leaves
 //! [min_th, max_th]), is a different algorithm and is not this discipline.
 
-use super::red::{check_mark_p, Red, RedParams};
-use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects};
+use super::red::{Red, RedParams, MARK_P};
+use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::spec::{check, err, finite_range, ScenarioError};
+use crate::spec::params::{name_params, params};
+use crate::spec::{check, err, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
@@ -72,74 +73,60 @@ pub enum GentleMaxP {
     Current,
 }
 
-/// `{ discipline = "ared", limit = 1000 }`: thresholds and weight from the link unless given.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    /// Packets; with `max_th`, or neither (automatic).
-    pub min_th: Option<f64>,
-    pub max_th: Option<f64>,
-    /// The initial `max_p`.
-    pub max_p: f64,
-    /// `w_q` (default: `1 − exp(−1/C)`).
-    pub weight: Option<f64>,
-    /// The target queueing delay of the automatic thresholds.
-    pub target_delay: Seconds,
-    /// The least time between two changes of `max_p` (`update = "arrival"`), or its period (`"timer"`).
-    pub interval: Seconds,
-    /// The increment's cap: `max_p` grows by `min(alpha, max_p/4)`.
-    pub alpha: f64,
-    /// The decrease factor.
-    pub beta: f64,
-    /// `max_p` grows only while below `top`, and shrinks only while above `bottom`.
-    pub top: f64,
-    /// Default (ns-3's): `min(0.01, rtt/C)`.
-    pub bottom: Option<f64>,
-    /// The round-trip time of the automatic `bottom`.
-    pub rtt: Seconds,
-    pub update: Update,
-    pub gentle_max_p: GentleMaxP,
-    pub gentle: bool,
-    pub wait: bool,
-    /// Mark ECN-capable packets instead of dropping them early (needs ECN senders).
-    pub ecn: bool,
-    /// Default: the data packet size.
-    pub mean_pktsize: Option<Bytes>,
-    /// ns-2's `mark_p_` (`use_mark_p_ true`), as `red`'s: with `ecn`, mark only while `p_b < mark_p`, drop
-    /// at `p_b ≥ mark_p`; `None` (default): always mark.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mark_p: Option<f64>,
-}
-
-impl Default for Spec {
-    /// ns-3's defaults with `ARED = true`.
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            min_th: None,
-            max_th: None,
-            max_p: 0.02,
-            weight: None,
-            target_delay: Seconds(0.005),
-            interval: Seconds(0.5),
-            alpha: 0.01,
-            beta: 0.9,
-            top: 0.5,
-            bottom: None,
-            rtt: Seconds(0.1),
-            update: Update::Arrival,
-            gentle_max_p: GentleMaxP::Initial,
-            gentle: true,
-            wait: true,
-            ecn: false,
-            mean_pktsize: None,
-            mark_p: None,
-        }
+params! {
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001; ns-3 `RedQueueDisc` with `ARED = true`): `red`'s average
+    /// and test with `max_p` adapted to keep the average in the band [min_th + 0.4·Δ, min_th + 0.6·Δ],
+    /// Δ = max_th − min_th; thresholds and weight from the link unless given. Defaults: ns-3's.
+    pub struct Spec {
+        /// Packets waiting (required, or `limit_bytes`).
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// With `max_th`, or neither: then `max(5, target_delay·C/2)`, C = link rate / (8·`mean_pktsize`)
+        /// packets/s.
+        min_th: Option<f64> = None, Rule::closed(0.0, 1e9).unit("packets").and_context("with max_th");
+        /// With `min_th`, or neither: then `3·min_th`.
+        max_th: Option<f64> = None, Rule::above_field("min_th").unit("packets").and_context("with min_th");
+        /// The initial `max_p` (0.02 = ns-3's 1/LInterm).
+        max_p: f64 = 0.02, Rule::left_open(0.0, 1.0);
+        /// `w_q`; default `1 − exp(−1/C)`.
+        weight: Option<f64> = None, Rule::left_open(0.0, 1.0);
+        /// The target queueing delay of the automatic thresholds.
+        target_delay: Seconds = Seconds(0.005), Rule::closed(1e-6, 3600.0);
+        /// The least time between two changes of `max_p` (`update = "arrival"`), or its period (`"timer"`).
+        interval: Seconds = Seconds(0.5), Rule::closed(1e-6, 3600.0);
+        /// The increment's cap: `max_p` grows by `min(alpha, max_p/4)`.
+        alpha: f64 = 0.01, Rule::left_open(0.0, 1.0);
+        /// The decrease factor: `max_p ← beta·max_p`.
+        beta: f64 = 0.9, Rule::open(0.0, 1.0);
+        /// `max_p` grows only while below `top`.
+        top: f64 = 0.5, Rule::left_open(0.0, 1.0);
+        /// `max_p` shrinks only while above `bottom`; default (ns-3's) `min(0.01, rtt/C)`, far below the
+        /// paper's 0.01 on fast links.
+        bottom: Option<f64> = None, Rule::open(0.0, 1.0).high_field("top");
+        /// The round-trip time of the automatic `bottom`.
+        rtt: Seconds = Seconds(0.1), Rule::closed(1e-6, 3600.0);
+        /// "arrival" (ns-3's: at an arrival, more than `interval` after the last change, from time 0) or
+        /// "timer" (every `interval` from time 0 with the last average: the paper's pseudo-code).
+        update: Update = Update::Arrival, Rule::names(&["arrival", "timer"]);
+        /// Where the gentle line from max_th to 2·max_th starts: "initial" (the initial `max_p`, ns-3's) or
+        /// "current" (the adapted one, the paper's).
+        gentle_max_p: GentleMaxP = GentleMaxP::Initial, Rule::names(&["initial", "current"]);
+        /// As `red`'s.
+        gentle: bool = true;
+        /// As `red`'s.
+        wait: bool = true;
+        /// Mark ECN-capable packets instead of dropping them early (needs tcp.ecn).
+        ecn: bool = false;
+        /// As `red`'s; default: the packet size of the flows crossing the port.
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0);
+        /// ns-2's `mark_p_`, as `red`'s; default: always mark.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mark_p: Option<f64> = None, MARK_P;
     }
 }
+
+name_params!(Update, GentleMaxP);
 
 /// The settings Adaptive RED derives from the link when they are not given.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -208,17 +195,10 @@ impl Discipline for Ared {
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
         let limit = resolve_limit(s.limit, s.limit_bytes, &ctx)?;
         let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |m| m.0);
-        finite_range(&ctx.field("mean_pktsize"), mean, 1.0, 65535.0, "in [1, 65535] bytes")?;
-        finite_range(&ctx.field("target_delay"), s.target_delay.0, 1e-6, 3600.0, "in [1 us, 1 h]")?;
-        finite_range(&ctx.field("rtt"), s.rtt.0, 1e-6, 3600.0, "in [1 us, 1 h]")?;
         let auto = Automatic::new(ctx.link_rate_bps, mean as u32, s.target_delay.0, s.rtt.0);
         let (min_th, max_th) = match (s.min_th, s.max_th) {
             (None, None) => (auto.min_th, auto.max_th),
-            (Some(lo), Some(hi)) => {
-                finite_range(&ctx.field("min_th"), lo, 0.0, 1e9, ">= 0 packets")?;
-                check(&ctx.field("max_th"), hi.is_finite() && hi > lo, "> min_th", hi)?;
-                (lo, hi)
-            }
+            (Some(lo), Some(hi)) => (lo, hi),
             (Some(_), None) => {
                 return err(&ctx.field("max_th"), "give min_th and max_th together, or neither (automatic)")
             }
@@ -227,16 +207,10 @@ impl Discipline for Ared {
             }
         };
         let weight = s.weight.unwrap_or(auto.weight);
-        check(&ctx.field("weight"), weight > 0.0 && weight <= 1.0, "in (0, 1]", weight)?;
-        check(&ctx.field("max_p"), s.max_p > 0.0 && s.max_p <= 1.0, "in (0, 1]", s.max_p)?;
-        finite_range(&ctx.field("interval"), s.interval.0, 1e-6, 3600.0, "in [1 us, 1 h]")?;
-        check(&ctx.field("alpha"), s.alpha > 0.0 && s.alpha <= 1.0, "in (0, 1]", s.alpha)?;
-        check(&ctx.field("beta"), s.beta > 0.0 && s.beta < 1.0, "in (0, 1)", s.beta)?;
-        check(&ctx.field("top"), s.top > 0.0 && s.top <= 1.0, "in (0, 1]", s.top)?;
         let bottom = s.bottom.unwrap_or(auto.bottom);
+        // The automatic bottom too must stay below top.
         check(&ctx.field("bottom"), bottom > 0.0 && bottom < s.top, "in (0, top)", bottom)?;
         ctx.check_ecn(s.ecn)?;
-        check_mark_p(&ctx, s.mark_p)?;
         let params = RedParams {
             min_th,
             max_th,

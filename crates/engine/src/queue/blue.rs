@@ -18,10 +18,13 @@
 //! The defaults (δ1 = 0.0025, δ2 = 0.00025, `freeze_time` = 100 ms) are those of Feng's ns implementation
 //! (δ1 an order of magnitude above δ2, as Feng et al. recommend); the papers give no single set.
 
-use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
+use super::{
+    reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
+};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::spec::{check, finite_range, ScenarioError};
+use crate::spec::params::{name_params, params};
+use crate::spec::ScenarioError;
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
@@ -37,43 +40,37 @@ pub enum Update {
     Interval,
 }
 
-/// `{ discipline = "blue", limit = 100, increment = 0.0025, decrement = 0.00025, freeze_time = "100ms" }`.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    /// δ1, added to `p_m` on congestion.
-    pub increment: f64,
-    /// δ2, taken from `p_m` when the link goes idle (or after an interval without congestion).
-    pub decrement: f64,
-    /// The least time between two updates of `p_m`.
-    pub freeze_time: Seconds,
-    /// `L`: an arrival finding more than `L` packets waiting is a congestion event too (default: only
-    /// overflow drops are).
-    pub threshold: Option<u64>,
-    pub update: Update,
-    /// `p_m` at the start.
-    pub initial_probability: f64,
-    /// Mark ECN-capable packets instead of dropping them (overflows are still drops).
-    pub ecn: bool,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            increment: 0.0025,
-            decrement: 0.00025,
-            freeze_time: Seconds(0.1),
-            threshold: None,
-            update: Update::Event,
-            initial_probability: 0.0,
-            ecn: false,
-        }
+params! {
+    /// BLUE (Feng, Kandlur, Saha & Shin, IEEE/ACM ToN 10(4) 2002; Stanojević & Shorten §5): every arrival
+    /// that fits is dropped (`early`) or marked with probability `p_m`, which moves by additive steps at most
+    /// once per `freeze_time`; an arrival that does not fit is an `overflow` drop (tested first). Defaults:
+    /// Feng's ns implementation.
+    pub struct Spec {
+        /// Packets waiting (required, or `limit_bytes`).
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// δ1, added to `p_m` on congestion.
+        increment: f64 = 0.0025, Rule::left_open(0.0, 1.0);
+        /// δ2, taken from `p_m` when the link goes idle (or after an interval without congestion).
+        decrement: f64 = 0.00025, Rule::left_open(0.0, 1.0);
+        /// The least time between two updates of `p_m`.
+        freeze_time: Seconds = Seconds(0.1), Rule::closed(1e-6, 3600.0);
+        /// `L`: an arrival finding more than `L` packets waiting is a congestion event too; default: only
+        /// overflow drops are.
+        threshold: Option<u64> = None, Rule::closed(0.0, (1u64 << 40) as f64).unit("packets");
+        /// "event" (+δ1 on a congestion event, −δ2 when the link goes idle, one shared clock from time 0:
+        /// Feng et al.'s pseudo-code) or "interval" (at the end of every `freeze_time` from the first
+        /// arrival: Stanojević & Shorten §5's paraphrase).
+        update: Update = Update::Event, Rule::names(&["event", "interval"]);
+        /// `p_m` at the start.
+        initial_probability: f64 = 0.0, Rule::closed(0.0, 1.0);
+        /// Mark ECN-capable packets instead of the random drops (overflows stay drops; needs tcp.ecn).
+        ecn: bool = false;
     }
 }
+
+name_params!(Update);
 
 /// What happened to an arrival under [`RandomDrop`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,13 +144,6 @@ impl Discipline for Blue {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
         let limit = resolve_limit(s.limit, s.limit_bytes, &ctx)?;
-        check(&ctx.field("increment"), s.increment > 0.0 && s.increment <= 1.0, "in (0, 1]", s.increment)?;
-        check(&ctx.field("decrement"), s.decrement > 0.0 && s.decrement <= 1.0, "in (0, 1]", s.decrement)?;
-        finite_range(&ctx.field("freeze_time"), s.freeze_time.0, 1e-6, 3600.0, "in [1 us, 1 h]")?;
-        if let Some(l) = s.threshold {
-            check(&ctx.field("threshold"), l <= 1 << 40, "in [0, 2^40] packets", l)?;
-        }
-        finite_range(&ctx.field("initial_probability"), s.initial_probability, 0.0, 1.0, "in [0, 1]")?;
         ctx.check_ecn(s.ecn)?;
         let params = BlueParams {
             increment: s.increment,

@@ -24,46 +24,46 @@
 //! The control loop is one [`CoDelState`] (§5.1's per-queue variables) driven by [`Params`] over a [`Fifo`]:
 //! the single queue of this discipline, and each flow queue of `fq-codel` (RFC 8290 §4).
 
-use super::{resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
+use super::{
+    resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason, LIMIT,
+    LIMIT_BYTES,
+};
 use crate::packet::Packet;
-use crate::spec::{check, finite_range, ScenarioError};
+use crate::spec::params::{params, Rule};
+use crate::spec::ScenarioError;
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// CoDel's drops and marks.
 pub const CODEL: Reason = Reason("codel");
 
-/// `{ discipline = "codel", target = "5ms", interval = "100ms", limit = 1000 }`.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// Packets waiting (default 1000, Linux's; ns-3's is 1500).
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    /// Acceptable standing queue delay (RFC 8289 §4.4: 5 ms).
-    pub target: Seconds,
-    /// Sliding window of the minimum, about a worst-case RTT (§4.3: 100 ms).
-    pub interval: Seconds,
-    /// maxpacket: no drop while at most this many bytes wait (default: the port's packet size).
-    pub mtu: Option<Bytes>,
-    /// CE-mark ECN-capable packets instead of dropping them.
-    pub ecn: bool,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            target: Seconds(0.005),
-            interval: Seconds(0.1),
-            mtu: None,
-            ecn: false,
-        }
+params! {
+    /// CoDel (RFC 8289, Linux `sch_codel`): drops (or CE-marks) at dequeue while packets have waited more
+    /// than `target` for at least `interval`, at intervals shrinking as 1/sqrt(count).
+    pub struct Spec {
+        /// Packets waiting; default 1000 (Linux's; ns-3's is 1500). An arrival that does not fit is an
+        /// `overflow` drop.
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// Acceptable standing queue delay (RFC 8289 §4.4: 5 ms).
+        target: Seconds = Seconds(0.005), TARGET;
+        /// Sliding window of the minimum sojourn time, about a worst-case RTT (§4.3: 100 ms).
+        interval: Seconds = Seconds(0.1), INTERVAL;
+        /// maxpacket: no drop while at most this many bytes wait; default: the port's packet size.
+        mtu: Option<Bytes> = None, MTU;
+        /// CE-mark ECN-capable packets instead of dropping them (needs tcp.ecn).
+        ecn: bool = false;
     }
 }
+
+/// CoDel's `target` (also FQ-CoDel's, per queue).
+pub const TARGET: Rule = Rule::closed(1e-9, 3600.0);
+/// CoDel's `interval`.
+pub const INTERVAL: Rule = Rule::closed(1e-9, 3600.0);
+/// CoDel's `mtu` (maxpacket).
+pub const MTU: Rule = Rule::closed(64.0, 1e9);
 
 /// CoDel's parameters, shared by every queue it controls.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,24 +77,17 @@ pub struct Params {
 }
 
 impl Params {
-    /// Check `target`, `interval` and `mtu` (default: the port's packet size) of a scenario table.
-    pub fn checked(
+    /// From a table's `target`, `interval` and `mtu` (default: the port's packet size), their ranges
+    /// checked ([`TARGET`], [`INTERVAL`], [`MTU`]).
+    pub fn new(
         target: Seconds,
         interval: Seconds,
         mtu: Option<Bytes>,
         ecn: bool,
         ctx: &QueueContext,
-    ) -> Result<Params, ScenarioError> {
-        finite_range(&ctx.field("target"), target.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
-        finite_range(&ctx.field("interval"), interval.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
+    ) -> Params {
         let mtu = mtu.map_or(ctx.packet_size as f64, |b| b.0);
-        check(&ctx.field("mtu"), mtu.is_finite() && (64.0..=1e9).contains(&mtu), "in [64 B, 1 GB]", mtu)?;
-        Ok(Params {
-            target: from_secs(target.0),
-            interval: from_secs(interval.0),
-            maxpacket: mtu as u64,
-            ecn,
-        })
+        Params { target: from_secs(target.0), interval: from_secs(interval.0), maxpacket: mtu as u64, ecn }
     }
 
     /// RFC 8289 §5.5: `t + interval / √count`, rounded to the picosecond.
@@ -218,7 +211,7 @@ impl Discipline for CoDel {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
         let limit = resolve_limit_or(s.limit, s.limit_bytes, Limit::Packets(1000), &ctx)?;
-        let params = Params::checked(s.target, s.interval, s.mtu, s.ecn, &ctx)?;
+        let params = Params::new(s.target, s.interval, s.mtu, s.ecn, &ctx);
         ctx.check_ecn(s.ecn)?;
         Ok(CoDel { fifo: Fifo::default(), limit, params, codel: CoDelState::default() })
     }

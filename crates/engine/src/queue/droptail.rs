@@ -3,21 +3,23 @@
 //! The limit counts packets (or bytes) waiting, not the packet being serialized, so a limit of `B`
 //! packets holds `B + 1` in the system, the `K` of M/D/1/K.
 
-use super::{resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
+use super::{
+    resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
+};
 use crate::packet::Packet;
+use crate::spec::params::params;
 use crate::spec::ScenarioError;
 use crate::time::Time;
 use crate::units::Bytes;
-use serde::Deserialize;
 
-/// `{ discipline = "droptail", limit = 100 }` (or `limit_bytes = "150KB"`).
-#[derive(Deserialize, serde::Serialize, Debug, Clone, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Spec {
-    /// Packets waiting, >= 1.
-    pub limit: Option<u64>,
-    /// Bytes waiting, at least one packet.
-    pub limit_bytes: Option<Bytes>,
+params! {
+    /// DropTail: a FIFO that drops arrivals that do not fit (ns-2 `Queue/DropTail`, ns-3 `FifoQueueDisc`).
+    pub struct Spec {
+        /// Packets waiting (required, or `limit_bytes`).
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+    }
 }
 
 pub struct DropTail {

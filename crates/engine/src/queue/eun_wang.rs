@@ -57,11 +57,12 @@
 //! Reasons: probabilistic decisions (marks, and drops of Not-ECT packets) are `early`, ns-2's forced drops
 //! `forced`, buffer overflows `overflow`.
 
-use super::red::powi_exact;
-use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
+use super::red::{powi_exact, MARK_P};
+use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::spec::{check, err, finite_range, ScenarioError};
+use crate::spec::params::{name_params, params, Kind, ParamValue};
+use crate::spec::{err, ScenarioError};
 use crate::time::{to_secs, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -168,48 +169,62 @@ impl From<Buffer> for Value {
     }
 }
 
-/// `{ discipline = "eun-wang", profile = "red1", alpha = 0.2, flows = "configured", limit = "auto", ... }`.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    pub profile: Profile,
-    /// The threshold exponent: thresholds ∝ N^α. The paper's regime is 0 < α < 1/2.
-    pub alpha: f64,
-    pub flows: Flows,
-    /// EWMA weight of the queue measure; 1 = instantaneous.
-    pub weight: f64,
-    pub limit: Buffer,
-    /// `limit = "auto"`: B = ⌈buffer_constant·N^(α+ε)⌉.
-    pub epsilon: f64,
-    pub buffer_constant: f64,
-    pub mode: Mode,
-    /// Mark ECT packets (drop Not-ECT ones); false: drop instead of marking.
-    pub ecn: bool,
-    /// `mode = "ns2-red"` only.
-    pub gentle: bool,
-    /// `mode = "ns2-red"` only.
-    pub wait: bool,
-    /// `mode = "ns2-red"` only: ns-2's `mark_p_` with `use_mark_p_ true`; `None` (default): always mark.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mark_p: Option<f64>,
+params! {
+    /// Eun & Wang 2008 (Table I, §II-B eq. (2), §V): marking thresholds scaled by N^α,
+    /// p^N(q) = p(q/N^α), q the packets waiting (not the one in service). Defaults: Table I and §3.2 (RED1,
+    /// α = 0.2, ε = 0.1, B = 12·N^0.3, instantaneous queue, ECN marking).
+    pub struct Spec {
+        /// The base marking function of Table I: "red1" (0 below 2, 0.2·(x−2)/8 up to 10, then 1), "red2"
+        /// (4, 11, 0.05) or "exp" (1 − e^(−x/γ), γ = −10/ln 0.8 = 44.81); x = q/N^α.
+        profile: Profile = Profile::Red1, Rule::names(&["red1", "red2", "exp"]);
+        /// The threshold exponent: thresholds ∝ N^α (the paper's regime: 0 < α < 1/2).
+        alpha: f64 = 0.2, Rule::closed(0.0, 1.0);
+        /// Which N scales the thresholds: "configured" (the TCP flows whose route crosses the port), a
+        /// number N, or "live" (the flows active through the port, updated as they start and finish).
+        flows: Flows = Flows::Configured, Rule::closed(1.0, 1e9).and_context("or \"configured\", \"live\"");
+        /// The EWMA weight of the queue measure: 1 = the instantaneous queue (Table I); below 1, ns-2 RED's
+        /// EWMA with its idle correction.
+        weight: f64 = 1.0, Rule::left_open(0.0, 1.0);
+        /// The buffer: "auto" (⌈`buffer_constant`·N^(α+`epsilon`)⌉ packets, following a live N) or packets.
+        limit: Buffer = Buffer::Auto, LIMIT;
+        /// ε of the automatic buffer.
+        epsilon: f64 = 0.1, Rule::closed(0.0, 1.0);
+        /// The constant of the automatic buffer.
+        buffer_constant: f64 = 12.0, Rule::left_open(0.0, 1e9).unit("packets");
+        /// "marking" (§2.9's model: an arrival finding `limit` packets is an `overflow` drop, otherwise
+        /// marked with probability p^N(q)) or "ns2-red" (exactly `red`'s decision at the scaled thresholds,
+        /// count-spread marks and forced drops).
+        mode: Mode = Mode::Marking, Rule::names(&["marking", "ns2-red"]);
+        /// Mark ECT packets (drop Not-ECT ones; needs tcp.ecn); false: drop instead of marking.
+        ecn: bool = true;
+        /// As `red`'s, `mode = "ns2-red"` only.
+        gentle: bool = true;
+        /// As `red`'s, `mode = "ns2-red"` only.
+        wait: bool = true;
+        /// ns-2's `mark_p_`, as `red`'s, `mode = "ns2-red"` only; default: always mark.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mark_p: Option<f64> = None, MARK_P.and_context("mode = \"ns2-red\" only");
+    }
 }
 
-impl Default for Spec {
-    /// Table I and §3.2: RED1, α = 0.2, ε = 0.1, B = 12·N^0.3, instantaneous queue, ECN marking.
-    fn default() -> Self {
-        Spec {
-            profile: Profile::Red1,
-            alpha: 0.2,
-            flows: Flows::Configured,
-            weight: 1.0,
-            limit: Buffer::Auto,
-            epsilon: 0.1,
-            buffer_constant: 12.0,
-            mode: Mode::Marking,
-            ecn: true,
-            gentle: true,
-            wait: true,
-            mark_p: None,
+name_params!(Profile, Mode);
+
+impl ParamValue for Flows {
+    const KIND: Kind = Kind::Name;
+    fn number(&self) -> Option<f64> {
+        match self {
+            Flows::Fixed(n) => Some(*n as f64),
+            _ => None,
+        }
+    }
+}
+
+impl ParamValue for Buffer {
+    const KIND: Kind = Kind::Name;
+    fn number(&self) -> Option<f64> {
+        match self {
+            Buffer::Packets(n) => Some(*n as f64),
+            Buffer::Auto => None,
         }
     }
 }
@@ -322,27 +337,8 @@ pub struct EunWang {
 impl Discipline for EunWang {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        finite_range(
-            &ctx.field("alpha"),
-            s.alpha,
-            0.0,
-            1.0,
-            "in [0, 1] (the paper's regime: 0 < alpha < 0.5)",
-        )?;
-        check(
-            &ctx.field("weight"),
-            s.weight > 0.0 && s.weight <= 1.0,
-            "in (0, 1] (1: instantaneous)",
-            s.weight,
-        )?;
-        finite_range(&ctx.field("epsilon"), s.epsilon, 0.0, 1.0, "in [0, 1]")?;
-        let c = s.buffer_constant;
-        check(&ctx.field("buffer_constant"), c.is_finite() && c > 0.0 && c <= 1e9, "in (0, 1e9] packets", c)?;
         let flows = match s.flows {
-            Flows::Fixed(n) => {
-                check(&ctx.field("flows"), (1..=1_000_000_000).contains(&n), "in [1, 10^9]", n)?;
-                n as u32
-            }
+            Flows::Fixed(n) => n as u32,
             Flows::Configured if ctx.flows == 0 => {
                 return err(
                     &ctx.field("flows"),
@@ -358,7 +354,6 @@ impl Discipline for EunWang {
                 Limit::Bytes(_) => None,
             },
         };
-        super::red::check_mark_p(&ctx, s.mark_p)?;
         if s.mark_p.is_some() && s.mode != Mode::Ns2Red {
             return err(
                 &ctx.field("mark_p"),
@@ -382,7 +377,7 @@ impl Discipline for EunWang {
             weight: s.weight,
             alpha: s.alpha,
             epsilon: s.epsilon,
-            buffer_constant: c,
+            buffer_constant: s.buffer_constant,
             fixed_limit,
             live: s.flows == Flows::Live,
             flows: 0,
@@ -567,7 +562,7 @@ pub fn describe(table: &Value, flows: u32, queues: &[f64]) -> Result<Value, Scen
         ecn_senders: true,
         rng: Rng::new(0, 0),
     };
-    let q = EunWang::build(&spec, ctx)?;
+    let q = EunWang::from_spec(&spec, ctx)?;
     let th = q.thresholds();
     Ok(serde_json::json!({
         "profile": spec.profile.name(),
@@ -591,7 +586,7 @@ mod tests {
 
     fn build(table: Value, flows: u32) -> EunWang {
         let spec: Spec = crate::spec::from_value(table, "q").unwrap();
-        EunWang::build(&spec, QueueContext { flows, ..test_context("q") }).unwrap()
+        EunWang::from_spec(&spec, QueueContext { flows, ..test_context("q") }).unwrap()
     }
 
     fn ect(seq: u32) -> Packet {

@@ -45,11 +45,12 @@
 //! `drop_next` (Linux; ns-3 from now), times in picoseconds with an exact √count (ns-3: 1024 ns units and
 //! Newton steps).
 
-use super::codel::{CoDelState, Params};
+use super::codel::{CoDelState, Params, INTERVAL, MTU, TARGET};
 use super::{reason, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::{Kind, Packet};
 use crate::rng::mix64;
-use crate::spec::{check, err, finite_range, ScenarioError};
+use crate::spec::params::{name_params, params};
+use crate::spec::{err, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
@@ -68,50 +69,38 @@ pub enum Hash {
     Flow,
 }
 
-/// `{ discipline = "fq-codel", flows = 1024, limit = 10240, target = "5ms", interval = "100ms" }`.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// Packets waiting over all queues (Linux's and ns-3's 10240).
-    pub limit: u64,
-    /// Flow queues (ns-3 `Flows`, Linux `flows`: 1024).
-    pub flows: u32,
-    /// DRR quantum, bytes per round (default: the port's packet size).
-    pub quantum: Option<Bytes>,
-    /// Most packets dropped from the fattest queue at an overflow (ns-3 `DropBatchSize`: 64).
-    pub drop_batch: u32,
-    pub hash: Hash,
-    /// The hash's salt (default: drawn from the port's random stream).
-    pub perturbation: Option<u32>,
-    /// CoDel's target per queue (5 ms).
-    pub target: Seconds,
-    /// CoDel's interval per queue (100 ms).
-    pub interval: Seconds,
-    /// CoDel's maxpacket per queue (default: the port's packet size).
-    pub mtu: Option<Bytes>,
-    /// CE-mark instead of CoDel's drops (default on, as ns-3 and Linux).
-    pub ecn: Option<bool>,
-    /// CE-mark every packet whose sojourn exceeds this (default: never).
-    pub ce_threshold: Option<Seconds>,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            limit: 10240,
-            flows: 1024,
-            quantum: None,
-            drop_batch: 64,
-            hash: Hash::Perturbed,
-            perturbation: None,
-            target: Seconds(0.005),
-            interval: Seconds(0.1),
-            mtu: None,
-            ecn: None,
-            ce_threshold: None,
-        }
+params! {
+    /// FQ-CoDel (RFC 8290, Linux `sch_fq_codel`, ns-3 `FqCoDelQueueDisc`): packets hashed into flow queues
+    /// served by deficit round robin, new queues first, each under its own CoDel.
+    pub struct Spec {
+        /// Packets waiting over all queues (Linux's and ns-3's 10240); an arrival is always queued, then
+        /// while more than `limit` wait the fattest queue loses up to `drop_batch` from its head.
+        limit: u64 = 10240, Rule::closed(1.0, (1u64 << 40) as f64).unit("packets");
+        /// Flow queues (ns-3 `Flows`, Linux `flows`).
+        flows: u32 = 1024, Rule::closed(1.0, 65536.0);
+        /// DRR quantum, bytes per round; default: the port's packet size.
+        quantum: Option<Bytes> = None, Rule::closed(64.0, 1e9);
+        /// Most packets dropped from the fattest queue at an overflow (ns-3 `DropBatchSize`).
+        drop_batch: u32 = 64, Rule::closed(1.0, (1u32 << 20) as f64);
+        /// How packets are spread over the queues: "perturbed" (a salted hash of the 5-tuple, collisions
+        /// possible, as ns-3 and Linux) or "flow" (the flow number modulo `flows`).
+        hash: Hash = Hash::Perturbed, Rule::names(&["perturbed", "flow"]);
+        /// The hash's salt; default: drawn from the port's random stream.
+        perturbation: Option<u32> = None;
+        /// CoDel's target per queue.
+        target: Seconds = Seconds(0.005), TARGET;
+        /// CoDel's interval per queue.
+        interval: Seconds = Seconds(0.1), INTERVAL;
+        /// CoDel's maxpacket per queue; default: the port's packet size.
+        mtu: Option<Bytes> = None, MTU;
+        /// CE-mark instead of CoDel's drops; default on, as ns-3 and Linux (`ecn = true` needs tcp.ecn).
+        ecn: Option<bool> = None;
+        /// CE-mark every ECN-capable packet whose sojourn exceeds this; default: never.
+        ce_threshold: Option<Seconds> = None, Rule::closed(0.0, 3600.0).and_context("needs ecn and tcp.ecn");
     }
 }
+
+name_params!(Hash);
 
 /// One flow queue: its packets, its CoDel, its DRR deficit.
 #[derive(Default)]
@@ -146,20 +135,14 @@ pub struct FqCoDel {
 impl Discipline for FqCoDel {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        check(&ctx.field("limit"), (1..=1 << 40).contains(&s.limit), "in [1, 2^40] packets", s.limit)?;
-        check(&ctx.field("flows"), (1..=65536).contains(&s.flows), "in [1, 65536]", s.flows)?;
         let quantum = s.quantum.map_or(ctx.packet_size as f64, |b| b.0);
-        let ok = quantum.is_finite() && (64.0..=1e9).contains(&quantum);
-        check(&ctx.field("quantum"), ok, "in [64 B, 1 GB]", quantum)?;
-        check(&ctx.field("drop_batch"), (1..=1 << 20).contains(&s.drop_batch), "in [1, 2^20]", s.drop_batch)?;
         let ecn = s.ecn.unwrap_or(true);
-        let codel = Params::checked(s.target, s.interval, s.mtu, ecn, &ctx)?;
+        let codel = Params::new(s.target, s.interval, s.mtu, ecn, &ctx);
         ctx.check_ecn(s.ecn == Some(true))?;
         let ce_threshold = match s.ce_threshold {
             None => None,
             Some(t) => {
                 let field = ctx.field("ce_threshold");
-                finite_range(&field, t.0, 0.0, 3600.0, "in [0, 1 h]")?;
                 if !ecn {
                     return err(&field, "needs ecn = true (only ECN marks are made at the threshold)");
                 }
@@ -342,7 +325,7 @@ mod tests {
     /// FQ-CoDel on the test port (1000-byte packets, ECN senders), queues indexed by key (`hash = "flow"`:
     /// TCP flow f's data in queue 3f).
     fn fq(spec: Spec) -> FqCoDel {
-        FqCoDel::build(&spec, test_context("q")).unwrap()
+        FqCoDel::from_spec(&spec, test_context("q")).unwrap()
     }
 
     fn by_flow() -> Spec {
@@ -528,7 +511,7 @@ mod tests {
     fn the_perturbation_is_drawn_from_the_port_stream() {
         let build = |seed, perturbation| {
             let ctx = QueueContext { rng: Rng::new(seed, 16), ..test_context("q") };
-            FqCoDel::build(&Spec { perturbation, ..Spec::default() }, ctx).unwrap().perturbation
+            FqCoDel::from_spec(&Spec { perturbation, ..Spec::default() }, ctx).unwrap().perturbation
         };
         assert_eq!(build(1, None), Rng::new(1, 16).next_u64() as u32);
         assert_eq!(build(1, None), build(1, None));
@@ -537,7 +520,7 @@ mod tests {
         // Same seed, same packets: the same drops, marks and order.
         let run = |seed| {
             let ctx = QueueContext { rng: Rng::new(seed, 16), ..test_context("q") };
-            let mut q = FqCoDel::build(&Spec { limit: 50, ..Spec::default() }, ctx).unwrap();
+            let mut q = FqCoDel::from_spec(&Spec { limit: 50, ..Spec::default() }, ctx).unwrap();
             let mut fx = QueueEffects::default();
             let mut out = Vec::new();
             for t in 0..400u64 {

@@ -39,9 +39,13 @@
 //! numbers: no per-flow state either.
 
 use super::red::{AboveMax, CountRule, RedCore, RedDecision, RedTest};
-use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
+use super::{
+    reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason, LIMIT,
+    LIMIT_BYTES,
+};
 use crate::packet::{Ecn, Packet};
-use crate::spec::{check, err, finite_range, ScenarioError};
+use crate::spec::params::{name_params, params};
+use crate::spec::{err, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::Deserialize;
@@ -68,44 +72,42 @@ pub enum Count {
     SinceIdle,
 }
 
-/// `{ discipline = "global-notifier", limit = 250, min_th = 80, max_th = 120, ... }`: thresholds in packets.
-#[derive(Deserialize, serde::Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub weight: f64,
-    pub gentle: bool,
-    pub wait: bool,
-    /// Drop arrivals when the average reaches 2·max_th.
-    pub forced_drop: bool,
-    pub not_ect: NotEct,
-    pub count: Count,
-    /// Default: the data packet size.
-    pub mean_pktsize: Option<Bytes>,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            min_th: 10.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            weight: 0.002,
-            gentle: true,
-            wait: true,
-            forced_drop: true,
-            not_ect: NotEct::Pass,
-            count: Count::SinceMark,
-            mean_pktsize: None,
-        }
+params! {
+    /// Global Notifier (Tsioliaridou & Tsaoussidis §3.1): RED's average and test (ns-2's idle correction,
+    /// eq. (4) with `wait`); a firing marks the arrival and every queued ECT packet not yet CE (reason
+    /// `notify`). The paper's thresholds are relative (min_th ≈ 2/3 max_th), so the defaults are ours.
+    pub struct Spec {
+        /// Packets waiting (required, or `limit_bytes`).
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// RED's `min_th`.
+        min_th: f64 = 10.0, Rule::closed(0.0, 1e9).unit("packets");
+        /// RED's `max_th`.
+        max_th: f64 = 15.0, Rule::above_field("min_th").unit("packets");
+        /// RED's `max_p`.
+        max_p: f64 = 0.1, Rule::left_open(0.0, 1.0);
+        /// RED's `weight`.
+        weight: f64 = 0.002, Rule::left_open(0.0, 1.0);
+        /// p_b between max_th and 2·max_th: ns-2's gentle line, or (false) eq. (3) extended linearly, the
+        /// paper giving only eq. (3).
+        gentle: bool = true;
+        /// RED's `wait`.
+        wait: bool = true;
+        /// Drop arrivals when the average reaches 2·max_th (the paper's rule), or (false) only on overflow.
+        forced_drop: bool = true;
+        /// A Not-ECT arrival that fires the test: "pass" (queued unmarked: GN never drops early; needs
+        /// tcp.ecn for a group crossing the port) or "drop" (dropped early, as RED would).
+        not_ect: NotEct = NotEct::Pass, Rule::names(&["pass", "drop"]);
+        /// RED's count: "since-mark" (arrivals since the last mark or drop) or "since-idle" (the paper's
+        /// words, read as a slip).
+        count: Count = Count::SinceMark, Rule::names(&["since-mark", "since-idle"]);
+        /// As `red`'s; default: the packet size of the flows crossing the port.
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0);
     }
 }
+
+name_params!(NotEct, Count);
 
 /// What the firings marked, over the run (see the module's notes).
 #[derive(Default, Debug, Clone, PartialEq)]
@@ -192,12 +194,7 @@ impl Discipline for GlobalNotifier {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
         let limit = resolve_limit(s.limit, s.limit_bytes, &ctx)?;
-        finite_range(&ctx.field("min_th"), s.min_th, 0.0, 1e9, ">= 0 packets")?;
-        check(&ctx.field("max_th"), s.max_th.is_finite() && s.max_th > s.min_th, "> min_th", s.max_th)?;
-        check(&ctx.field("max_p"), s.max_p > 0.0 && s.max_p <= 1.0, "in (0, 1]", s.max_p)?;
-        check(&ctx.field("weight"), s.weight > 0.0 && s.weight <= 1.0, "in (0, 1]", s.weight)?;
         let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |m| m.0);
-        finite_range(&ctx.field("mean_pktsize"), mean, 1.0, 65535.0, "in [1, 65535] bytes")?;
         if s.not_ect == NotEct::Pass && !ctx.ecn_senders {
             return err(
                 &ctx.field("not_ect"),
@@ -521,7 +518,7 @@ mod tests {
         let build = |s: Spec, ecn: bool| {
             let mut ctx = test_context("bottleneck.queue");
             ctx.ecn_senders = ecn;
-            GlobalNotifier::build(&s, ctx).err().map(|e| e.field)
+            GlobalNotifier::from_spec(&s, ctx).err().map(|e| e.field)
         };
         let base = Spec { limit: Some(100), ..Spec::default() };
         assert_eq!(build(base.clone(), true), None);

@@ -19,24 +19,30 @@
 //! `f32::total_cmp`. The paper's generalisation to AQM-triggered drops (its introduction) is not
 //! implemented: only a full buffer drops.
 
-use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
+use super::{
+    resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects, Reason, LIMIT, LIMIT_BYTES,
+};
 use crate::packet::Packet;
+use crate::spec::params::params;
 use crate::spec::ScenarioError;
 use crate::time::Time;
 use crate::units::Bytes;
-use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// The reason the policy's drops are counted under.
 pub const INDEX: Reason = Reason("index");
 
-/// `{ discipline = "index", limit = 13 }` (or `limit_bytes`).
-#[derive(Deserialize, serde::Serialize, Debug, Clone, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Spec {
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
+params! {
+    /// The index policy at packet level (Avrachenkov, Ayesta, Doncel & Jacko 2013, Sec. 7): FIFO service;
+    /// when the buffer is full, the packet with the smallest index (`tag`, written by the `whittle` sender)
+    /// among the queued ones and the arrival is dropped, ties to the oldest (reason `index`).
+    pub struct Spec {
+        /// Packets waiting (required, or `limit_bytes`).
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`: smallest-index drops until the arrival fits.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+    }
 }
 
 /// An index as an unsigned key in the order of `f32::total_cmp` (-NaN < -inf < ... < -0 < +0 < ... < +inf
@@ -393,7 +399,7 @@ mod tests {
 
     #[test]
     fn limit_is_required() {
-        let e = IndexQueue::build(&Spec::default(), test_context("links[0].queue")).err().unwrap();
+        let e = IndexQueue::from_spec(&Spec::default(), test_context("links[0].queue")).err().unwrap();
         assert_eq!(e.field, "links[0].queue.limit");
     }
 }

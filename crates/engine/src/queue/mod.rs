@@ -27,6 +27,7 @@ pub mod red;
 
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
+use crate::spec::params::{Params, Rule};
 use crate::spec::{check, err, from_value, with_tag, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
@@ -247,9 +248,23 @@ impl QueueContext<'_> {
 /// A discipline built from its scenario table.
 pub trait Discipline: QueueDisc + Sized {
     /// Its parameters as a scenario writes them (with `deny_unknown_fields` and defaults).
-    type Spec: DeserializeOwned + serde::Serialize + Clone + std::fmt::Debug;
+    type Spec: Params + DeserializeOwned + Clone + std::fmt::Debug;
+    /// Build from a table whose declared ranges [`Params::check`] has already checked.
     fn build(spec: &Self::Spec, ctx: QueueContext) -> Result<Self, ScenarioError>;
+
+    /// Check the table's declared ranges (errors name `ctx.field.<param>`), then [`Discipline::build`].
+    fn from_spec(spec: &Self::Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
+        spec.check(ctx.field)?;
+        Self::build(spec, ctx)
+    }
 }
+
+/// A table's `limit`: packets waiting.
+pub const LIMIT: Rule =
+    Rule::closed(1.0, (1u64 << 40) as f64).unit("packets").and_context("not with limit_bytes");
+/// A table's `limit_bytes`: bytes waiting.
+pub const LIMIT_BYTES: Rule =
+    Rule::closed(1.0, 1e15).and_context(">= one packet (tcp.packet_size); not with limit");
 
 /// The buffer limit of a scenario table, `limit` or `limit_bytes`, or `default` when neither is given.
 pub fn resolve_limit_or(
@@ -264,7 +279,8 @@ pub fn resolve_limit_or(
     }
 }
 
-/// The buffer limit of a scenario table: `limit` (packets) or `limit_bytes`, exactly one.
+/// The buffer limit of a scenario table: `limit` (packets) or `limit_bytes`, exactly one (their ranges
+/// declared by [`LIMIT`] and [`LIMIT_BYTES`] and already checked; a byte limit must hold one packet).
 pub fn resolve_limit(
     limit: Option<u64>,
     limit_bytes: Option<Bytes>,
@@ -274,13 +290,10 @@ pub fn resolve_limit(
         (Some(_), Some(_)) => {
             err(&ctx.field("limit"), "give either limit (packets) or limit_bytes, not both")
         }
-        (Some(n), None) => {
-            check(&ctx.field("limit"), (1..=1 << 40).contains(&n), "in [1, 2^40] packets", n)?;
-            Ok(Limit::Packets(n))
-        }
+        (Some(n), None) => Ok(Limit::Packets(n)),
         (None, Some(b)) => {
-            let ok = b.0.is_finite() && b.0 >= ctx.packet_size as f64 && b.0 <= 1e15;
-            check(&ctx.field("limit_bytes"), ok, ">= one packet (tcp.packet_size) and <= 1e15", b.0)?;
+            let ok = b.0 >= ctx.packet_size as f64;
+            check(&ctx.field("limit_bytes"), ok, ">= one packet (tcp.packet_size)", b.0)?;
             Ok(Limit::Bytes(b.0 as u64))
         }
         (None, None) => err(&ctx.field("limit"), "required: packets waiting, >= 1 (or limit_bytes)"),
@@ -319,9 +332,9 @@ macro_rules! disciplines {
                 }
             }
 
-            /// Check the parameters against the port and build the discipline.
+            /// Check the parameters (their declared ranges, then against the port) and build the discipline.
             pub fn build(&self, ctx: QueueContext) -> Result<AnyQueue, ScenarioError> {
-                Ok(match self { $(QueueSpec::$variant(s) => AnyQueue::$variant($ty::build(s, ctx)?)),* })
+                Ok(match self { $(QueueSpec::$variant(s) => AnyQueue::$variant($ty::from_spec(s, ctx)?)),* })
             }
 
             pub fn name(&self) -> &'static str {
@@ -333,6 +346,11 @@ macro_rules! disciplines {
                 let params = match self { $(QueueSpec::$variant(s) => serde_json::to_value(s)),* };
                 with_tag("discipline", self.name(), params)
             }
+        }
+
+        /// Every discipline's parameter reference ([`Params::describe`]), by name.
+        pub fn describe_disciplines() -> Vec<(&'static str, serde_json::Value)> {
+            vec![$(($name, <<$ty as Discipline>::Spec as Params>::describe())),*]
         }
 
         macro_rules! each_queue {
@@ -431,7 +449,8 @@ mod tests {
     #[test]
     fn limits_are_checked_against_the_port() {
         let ctx = test_context("q");
-        assert_eq!(resolve_limit(Some(0), None, &ctx).unwrap_err().field, "q.limit");
+        let zero = QueueSpec::parse(&serde_json::json!({"discipline": "droptail", "limit": 0}), "q").unwrap();
+        assert_eq!(zero.build(test_context("q")).err().unwrap().field, "q.limit");
         assert_eq!(resolve_limit(None, Some(Bytes(10.0)), &ctx).unwrap_err().field, "q.limit_bytes");
         assert_eq!(resolve_limit(None, None, &ctx).unwrap_err().field, "q.limit");
         assert_eq!(resolve_limit(Some(3), Some(Bytes(3000.0)), &ctx).unwrap_err().field, "q.limit");

@@ -10,56 +10,29 @@
 
 use super::blue::{Fate, RandomDrop};
 use super::odt::buffer_bytes;
-use super::optimizer::{
-    DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter, TuningSpec, ALPHA, GAMMA, INTERVAL_S,
-    WINDOW,
-};
-use super::{Discipline, Limit, QueueContext, QueueDisc, QueueEffects};
+use super::optimizer::{with_tuning, DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter};
+use super::{Discipline, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES};
 use crate::packet::Packet;
-use crate::spec::{err, finite_range, ScenarioError};
+use crate::spec::{err, ScenarioError};
 use crate::time::Time;
 use crate::units::{Bytes, Seconds};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// `{ discipline = "ob", gamma = 10 }`: the paper's defaults otherwise.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// The physical buffer (packets, or `limit_bytes`); default 10,000 packets.
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    /// `t_p(0)`.
-    pub initial_probability: f64,
-    /// The smallest `t_p` (the grid's lower end).
-    pub min_probability: f64,
-    /// Mark ECN-capable packets instead of dropping them.
-    pub ecn: bool,
-    pub gamma: f64,
-    pub interval: Seconds,
-    pub alpha: f64,
-    pub window: u64,
-    pub first_step: FirstStep,
-    pub estimator: Estimator,
-    pub delay_of: DelayOf,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            initial_probability: 0.002,
-            min_probability: 1e-6,
-            ecn: false,
-            gamma: GAMMA,
-            interval: Seconds(INTERVAL_S),
-            alpha: ALPHA,
-            window: WINDOW,
-            first_step: FirstStep::Up,
-            estimator: Estimator::RunningMean,
-            delay_of: DelayOf::AllArrivals,
-        }
+with_tuning! {
+    /// Optimal BLUE (Stanojević & Shorten §5, eq. 18–20): every arrival that fits the physical buffer is
+    /// dropped (`early`; or marked with `ecn`) with probability `t_p`, which the optimiser adapts.
+    pub struct Spec {
+        /// The physical buffer; default 10,000 packets (the paper's constant-drop-probability runs; OB's
+        /// is not stated).
+        limit: Option<u64> = None, LIMIT;
+        /// The physical buffer in bytes, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// `t_p(0)`.
+        initial_probability: f64 = 0.002, Rule::closed(0.0, 1.0).low_field("min_probability");
+        /// The smallest `t_p`, the grid's lower end (`t_p` <= 1).
+        min_probability: f64 = 1e-6, Rule::right_open(1e-12, 1.0).and_context("< 1/alpha");
+        /// Mark ECN-capable packets instead of dropping them (the paper drops; needs tcp.ecn).
+        ecn: bool = false;
     }
 }
 
@@ -72,26 +45,9 @@ pub struct Ob {
 impl Discipline for Ob {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        let tuning = TuningSpec {
-            gamma: s.gamma,
-            interval: s.interval,
-            alpha: s.alpha,
-            window: s.window,
-            first_step: s.first_step,
-            estimator: s.estimator,
-            delay_of: s.delay_of,
-        }
-        .resolve(&ctx)?;
+        let tuning = s.tuning();
         let buffer = buffer_bytes(s.limit, s.limit_bytes, &ctx)?;
-        finite_range(&ctx.field("min_probability"), s.min_probability, 1e-12, 1.0, "in [1e-12, 1)")?;
         let p0 = s.initial_probability;
-        finite_range(
-            &ctx.field("initial_probability"),
-            p0,
-            s.min_probability,
-            1.0,
-            "in [min_probability, 1]",
-        )?;
         ctx.check_ecn(s.ecn)?;
         let opt = GridOptimizer::new(p0, s.min_probability, 1.0, false, &tuning).or_else(|e| match e {
             GridError::Initial => err(&ctx.field("initial_probability"), "must be in [min_probability, 1]"),
@@ -173,7 +129,7 @@ mod tests {
 
     fn build(table: serde_json::Value) -> Result<Ob, ScenarioError> {
         let QueueSpec::Ob(spec) = QueueSpec::parse(&table, "q")? else { panic!("not ob") };
-        Ob::build(&spec, test_context("q"))
+        Ob::from_spec(&spec, test_context("q"))
     }
 
     #[test]
@@ -233,7 +189,7 @@ mod tests {
         let mut ctx = test_context("q");
         ctx.ecn_senders = false;
         let QueueSpec::Ob(spec) = QueueSpec::parse(&v, "q").unwrap() else { panic!() };
-        assert_eq!(Ob::build(&spec, ctx).err().map(|e| e.field), Some("q.ecn".to_string()));
+        assert_eq!(Ob::from_spec(&spec, ctx).err().map(|e| e.field), Some("q.ecn".to_string()));
         assert!(build(serde_json::json!({"discipline": "ob"})).is_ok());
     }
 }

@@ -6,53 +6,30 @@
 //! divides `t_S` by α. `t_S` stays in `[1 packet, limit]`, `limit` being the physical buffer (default 10,000
 //! packets, converted to bytes at the packet size). Packets already queued stay when `t_S` shrinks.
 
-use super::optimizer::{
-    DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter, TuningSpec, ALPHA, GAMMA, INTERVAL_S,
-    WINDOW,
+use super::optimizer::{with_tuning, DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter};
+use super::{
+    resolve_limit_or, Discipline, DropTail, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
 };
-use super::{resolve_limit_or, Discipline, DropTail, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::spec::{err, finite_range, ScenarioError};
 use crate::time::Time;
 use crate::units::{Bytes, Seconds};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The physical buffer when the table gives none: the paper's 10,000-packet buffer that never overflows.
 pub const DEFAULT_BUFFER_PKTS: u64 = 10_000;
 
-/// `{ discipline = "odt", gamma = 10 }`: the paper's defaults otherwise.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// The physical buffer, the largest `t_S` (packets, or `limit_bytes`).
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    /// `t_S(0)`; default 10 ms of the link rate (the paper's 100 KB at 10 MB/s).
-    pub initial_limit_bytes: Option<Bytes>,
-    pub gamma: f64,
-    pub interval: Seconds,
-    pub alpha: f64,
-    pub window: u64,
-    pub first_step: FirstStep,
-    pub estimator: Estimator,
-    pub delay_of: DelayOf,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            initial_limit_bytes: None,
-            gamma: GAMMA,
-            interval: Seconds(INTERVAL_S),
-            alpha: ALPHA,
-            window: WINDOW,
-            first_step: FirstStep::Up,
-            estimator: Estimator::RunningMean,
-            delay_of: DelayOf::AllArrivals,
-        }
+with_tuning! {
+    /// Optimal Drop-Tail (Stanojević & Shorten §4, eq. 8–14): a DropTail whose byte limit `t_S` the
+    /// optimiser adapts once per sampling period to maximise `u − γ·aQd`; `t_S` stays in [one packet, S0].
+    pub struct Spec {
+        /// The physical buffer S0, the largest `t_S`; default 10,000 packets (packets count as bytes at
+        /// the packet size).
+        limit: Option<u64> = None, LIMIT;
+        /// S0 in bytes, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// `t_S(0)`; default 10 ms of the link rate (the paper's 100 KB at 10 MB/s).
+        initial_limit_bytes: Option<Bytes> = None, Rule::context("in [one packet, S0]");
     }
 }
 
@@ -78,16 +55,7 @@ pub struct Odt {
 impl Discipline for Odt {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        let tuning = TuningSpec {
-            gamma: s.gamma,
-            interval: s.interval,
-            alpha: s.alpha,
-            window: s.window,
-            first_step: s.first_step,
-            estimator: s.estimator,
-            delay_of: s.delay_of,
-        }
-        .resolve(&ctx)?;
+        let tuning = s.tuning();
         let pkt = ctx.packet_size as f64;
         let s0 = buffer_bytes(s.limit, s.limit_bytes, &ctx)?;
         let t0 = match s.initial_limit_bytes {
@@ -183,7 +151,7 @@ mod tests {
 
     fn build(table: serde_json::Value) -> Result<Odt, ScenarioError> {
         let QueueSpec::Odt(spec) = QueueSpec::parse(&table, "q")? else { panic!("not odt") };
-        Odt::build(&spec, test_context("q"))
+        Odt::from_spec(&spec, test_context("q"))
     }
 
     #[test]

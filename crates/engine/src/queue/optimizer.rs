@@ -24,10 +24,7 @@
 //! are allocated once, at build.
 
 use super::red::powi_exact;
-use super::QueueContext;
-use crate::spec::{check, finite_range, ScenarioError};
-use crate::time::{from_secs, serialization, to_secs, Time};
-use crate::units::Seconds;
+use crate::time::{serialization, to_secs, Time};
 use serde::{Deserialize, Serialize};
 
 /// The first MIMD move, which the sign rule cannot decide (no previous index).
@@ -76,17 +73,6 @@ pub struct Tuning {
     pub delay_of: DelayOf,
 }
 
-/// The scenario fields of [`Tuning`], as both disciplines' tables write them.
-pub struct TuningSpec {
-    pub gamma: f64,
-    pub interval: Seconds,
-    pub alpha: f64,
-    pub window: u64,
-    pub first_step: FirstStep,
-    pub estimator: Estimator,
-    pub delay_of: DelayOf,
-}
-
 /// The paper's values in every simulation (§3.2, Table 2): P_10, Δ = 2 s, α = 1.05, W0 = 30.
 pub const GAMMA: f64 = 10.0;
 pub const INTERVAL_S: f64 = 2.0;
@@ -96,30 +82,53 @@ pub const WINDOW: u64 = 30;
 /// At most this many grid points between `t_min` and `t_max`.
 const MAX_GRID: i64 = 1_000_000;
 
-impl TuningSpec {
-    /// Check every field against its range, naming it.
-    pub fn resolve(&self, ctx: &QueueContext) -> Result<Tuning, ScenarioError> {
-        finite_range(&ctx.field("gamma"), self.gamma, 0.0, 1e6, "in [0, 1e6] (1/s)")?;
-        finite_range(&ctx.field("interval"), self.interval.0, 1e-3, 3600.0, "in [1 ms, 1 h]")?;
-        let a = self.alpha;
-        check(&ctx.field("alpha"), a.is_finite() && a > 1.0 && a <= 10.0, "in (1, 10]", a)?;
-        check(
-            &ctx.field("window"),
-            (1..=1_000_000).contains(&self.window),
-            "in [1, 1e6] periods",
-            self.window,
-        )?;
-        Ok(Tuning {
-            gamma: self.gamma,
-            interval: from_secs(self.interval.0),
-            alpha: a,
-            window: self.window as usize,
-            first_step: self.first_step,
-            estimator: self.estimator,
-            delay_of: self.delay_of,
-        })
-    }
+/// A [`params!`](crate::spec::params::params) table of ODT or OB: its own parameters, then the
+/// optimiser's (declared here once), and `tuning()`, the resolved [`Tuning`].
+macro_rules! with_tuning {
+    ($(#[doc = $about:literal])+ pub struct $name:ident { $($own:tt)* }) => {
+        $crate::spec::params::params! {
+            $(#[doc = $about])+
+            pub struct $name {
+                $($own)*
+                /// γ of the price `P_γ(d) = γ·d`: the benefit is `u − γ·aQd` (aQd in s; γ = 10 makes 1 % of
+                /// utilization worth 1 ms).
+                gamma: f64 = $crate::queue::optimizer::GAMMA, Rule::closed(0.0, 1e6).unit("1/s");
+                /// The sampling period Δ.
+                interval: Seconds = Seconds($crate::queue::optimizer::INTERVAL_S), Rule::closed(1e-3, 3600.0);
+                /// The MIMD factor α: each period `t ← t·α` or `t ← t/α`.
+                alpha: f64 = $crate::queue::optimizer::ALPHA, Rule::left_open(1.0, 10.0);
+                /// The history window W0 of the per-value estimates.
+                window: u64 = $crate::queue::optimizer::WINDOW, Rule::closed(1.0, 1e6).unit("periods");
+                /// The first move, which the sign rule cannot decide (the paper leaves it open).
+                first_step: FirstStep = FirstStep::Up, Rule::names(&["up", "down"]);
+                /// Eq. 12's weights: "running-mean", `x̂ ← (1 − 1/n)·x̂ + (1/n)·x̃`, or "as-printed", the
+                /// printed, apparently transposed `(1/n)·x̂ + (1 − 1/n)·x̃`.
+                estimator: Estimator = Estimator::RunningMean, Rule::names(&["running-mean", "as-printed"]);
+                /// Which arrivals the period's mean delay averages over: "all-arrivals" ("for all
+                /// NmbArrivals packets", dropped or not) or "accepted".
+                delay_of: DelayOf = DelayOf::AllArrivals, Rule::names(&["all-arrivals", "accepted"]);
+            }
+        }
+
+        impl $name {
+            /// The optimiser's settings, their ranges already checked.
+            pub fn tuning(&self) -> $crate::queue::optimizer::Tuning {
+                $crate::queue::optimizer::Tuning {
+                    gamma: self.gamma,
+                    interval: $crate::time::from_secs(self.interval.0),
+                    alpha: self.alpha,
+                    window: self.window as usize,
+                    first_step: self.first_step,
+                    estimator: self.estimator,
+                    delay_of: self.delay_of,
+                }
+            }
+        }
+    };
 }
+pub(crate) use with_tuning;
+
+crate::spec::params::name_params!(FirstStep, Estimator, DelayOf);
 
 /// The grid search of §2.4 (ODT) and §2.6 (OB) over `t(0)·α^l`, `l` in `[l_min, l_max]`.
 #[derive(Clone, Debug)]
@@ -455,6 +464,7 @@ impl Meter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::from_secs;
 
     fn tuning(alpha: f64, window: usize) -> Tuning {
         Tuning {

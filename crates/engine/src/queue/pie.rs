@@ -30,10 +30,14 @@
 //!
 //! PIE is always active: §5.3's optional switching on at a third of the buffer is not implemented.
 
-use super::{resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
+use super::{
+    resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason, LIMIT,
+    LIMIT_BYTES,
+};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::spec::{check, finite_range, ScenarioError};
+use crate::spec::params::{name_params, params};
+use crate::spec::ScenarioError;
 use crate::time::{from_secs, to_secs, Time};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
@@ -52,63 +56,51 @@ pub enum DelayEstimate {
     Rate,
 }
 
-/// `{ discipline = "pie", target = "15ms", t_update = "15ms", alpha = 0.125, beta = 1.25 }`.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// Packets waiting (default 1000, Linux's).
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    /// QDELAY_REF, the latency target.
-    pub target: Seconds,
-    /// T_UPDATE, the period of the drop-probability update.
-    pub t_update: Seconds,
-    /// α, Hz.
-    pub alpha: f64,
-    /// β, Hz.
-    pub beta: f64,
-    /// MAX_BURST.
-    pub max_burst: Seconds,
-    /// Scale α and β down while the drop probability is small (§4.2).
-    pub auto_tune: bool,
-    /// At most 0.02 per update once `drop_prob ≥ 0.1` (§5.5).
-    pub cap_drop_adjustment: bool,
-    pub delay: DelayEstimate,
-    /// DQ_THRESHOLD of the dequeue-rate estimator (`delay = "rate"`).
-    pub dq_threshold: Bytes,
-    /// Derandomize the drops (§5.4).
-    pub derandomize: bool,
-    /// CE-mark ECN-capable arrivals instead of dropping them while `drop_prob ≤ ecn_threshold` (§5.1).
-    pub ecn: bool,
-    pub ecn_threshold: f64,
-    /// MEAN_PKTSIZE (default: the packet size of the flows crossing the port).
-    pub mean_pktsize: Option<Bytes>,
-    /// Scale each arrival's probability by its size over `mean_pktsize`.
-    pub scale_by_size: bool,
-}
-
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            target: Seconds(0.015),
-            t_update: Seconds(0.015),
-            alpha: 0.125,
-            beta: 1.25,
-            max_burst: Seconds(0.15),
-            auto_tune: true,
-            cap_drop_adjustment: true,
-            delay: DelayEstimate::Timestamp,
-            dq_threshold: Bytes(16384.0),
-            derandomize: false,
-            ecn: false,
-            ecn_threshold: 0.1,
-            mean_pktsize: None,
-            scale_by_size: false,
-        }
+params! {
+    /// PIE (RFC 8033 §4-5 and Appendices A-B, ns-3 `PieQueueDisc`): a drop probability updated every
+    /// `t_update` from the queueing delay and its trend; drops (reason `pie`) at enqueue. §5.3's activation
+    /// at a third of the buffer is not implemented (always active).
+    pub struct Spec {
+        /// Packets waiting; default 1000 (Linux's). An arrival that does not fit is an `overflow` drop.
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// QDELAY_REF, the latency target.
+        target: Seconds = Seconds(0.015), Rule::closed(1e-9, 3600.0);
+        /// T_UPDATE, the period of the drop-probability update, from the first arrival.
+        t_update: Seconds = Seconds(0.015), Rule::closed(1e-6, 3600.0);
+        /// α of `p = α·(qdelay − target) + β·(qdelay − qdelay_old)`.
+        alpha: f64 = 0.125, Rule::closed(0.0, 1e6).unit("Hz");
+        /// β of the same update.
+        beta: f64 = 1.25, Rule::closed(0.0, 1e6).unit("Hz");
+        /// MAX_BURST: the burst allowance's start value, less `t_update` per update; no random drop while
+        /// it is positive.
+        max_burst: Seconds = Seconds(0.15), Rule::closed(0.0, 3600.0);
+        /// Divide p by 2048, 512, 128, 32, 8, 2 while drop_prob is below 1e-6 ... 0.1 (§4.2).
+        auto_tune: bool = true;
+        /// A step of at most 0.02 once drop_prob >= 0.1 (§5.5).
+        cap_drop_adjustment: bool = true;
+        /// The queueing delay: "timestamp" (the sojourn of the last packet dequeued, ns-3's default) or
+        /// "rate" (bytes waiting over the dequeue-rate estimate, §5.2 / Appendix B).
+        delay: DelayEstimate = DelayEstimate::Timestamp, Rule::names(&["timestamp", "rate"]);
+        /// DQ_THRESHOLD: bytes of departures per measurement of the dequeue-rate estimator (`delay = "rate"`).
+        dq_threshold: Bytes = Bytes(16384.0), Rule::closed(64.0, 1e9);
+        /// §5.4's accu_prob: no drop below 0.85, a certain drop at 8.5.
+        derandomize: bool = false;
+        /// CE-mark ECN-capable arrivals instead of dropping them while drop_prob <= `ecn_threshold` (§5.1;
+        /// needs tcp.ecn).
+        ecn: bool = false;
+        /// The drop probability up to which `ecn` marks.
+        ecn_threshold: f64 = 0.1, Rule::closed(0.0, 1.0);
+        /// MEAN_PKTSIZE: no random drop while at most 2·mean_pktsize bytes wait (§4.1); default: the packet
+        /// size of the flows crossing the port.
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 1e9);
+        /// Scale an arrival's probability by its size over `mean_pktsize` (Appendix B).
+        scale_by_size: bool = false;
     }
 }
+
+name_params!(DelayEstimate);
 
 /// PIE's parameters, resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,20 +172,7 @@ impl Discipline for Pie {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
         let limit = resolve_limit_or(s.limit, s.limit_bytes, Limit::Packets(1000), &ctx)?;
-        finite_range(&ctx.field("target"), s.target.0, 1e-9, 3600.0, "in [1 ns, 1 h]")?;
-        finite_range(&ctx.field("t_update"), s.t_update.0, 1e-6, 3600.0, "in [1 us, 1 h]")?;
-        finite_range(&ctx.field("alpha"), s.alpha, 0.0, 1e6, "in [0, 1e6] Hz")?;
-        finite_range(&ctx.field("beta"), s.beta, 0.0, 1e6, "in [0, 1e6] Hz")?;
-        finite_range(&ctx.field("max_burst"), s.max_burst.0, 0.0, 3600.0, "in [0, 1 h]")?;
-        finite_range(&ctx.field("dq_threshold"), s.dq_threshold.0, 64.0, 1e9, "in [64 B, 1 GB]")?;
-        finite_range(&ctx.field("ecn_threshold"), s.ecn_threshold, 0.0, 1.0, "in [0, 1]")?;
         let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |b| b.0);
-        check(
-            &ctx.field("mean_pktsize"),
-            mean.is_finite() && (1.0..=1e9).contains(&mean),
-            "in [1 B, 1 GB]",
-            mean,
-        )?;
         ctx.check_ecn(s.ecn)?;
         Ok(Pie::new(PieParams::from_spec(s, mean), limit, ctx.rng))
     }

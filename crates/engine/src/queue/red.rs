@@ -29,68 +29,59 @@
 //! disciplines reuse with their own action on a decision (Global Notifier marks the whole buffer) or with
 //! their own step between the average and the test (Adaptive RED moves `max_p` there).
 
-use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
+use super::{
+    reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
+};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::spec::{check, finite_range, ScenarioError};
+use crate::spec::params::{params, Rule};
+use crate::spec::ScenarioError;
 use crate::time::{to_secs, Time};
 use crate::units::Bytes;
-use serde::Deserialize;
 
-/// `{ discipline = "red", limit = 100, min_th = 5, max_th = 15, ... }`: thresholds in packets.
-#[derive(Deserialize, serde::Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    pub limit: Option<u64>,
-    pub limit_bytes: Option<Bytes>,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub weight: f64,
-    pub gentle: bool,
-    pub wait: bool,
-    /// Mark ECN-capable packets instead of dropping them early (needs ECN senders).
-    pub ecn: bool,
-    /// Default: the data packet size.
-    pub mean_pktsize: Option<Bytes>,
-    /// ns-2's `mark_p_` with `use_mark_p_ true` (`queue/red.cc`): with `ecn`, an early decision marks only
-    /// while `p_b < mark_p` and drops at `p_b ≥ mark_p`. `None` (default): always mark (written back only
-    /// when given).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mark_p: Option<f64>,
-}
-
-impl Default for Spec {
-    /// ns-2's defaults.
-    fn default() -> Self {
-        Spec {
-            limit: None,
-            limit_bytes: None,
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.1,
-            weight: 0.002,
-            gentle: true,
-            wait: true,
-            ecn: false,
-            mean_pktsize: None,
-            mark_p: None,
-        }
+params! {
+    /// RED (Floyd & Jacobson 1993) as ns-2's `queue/red.cc` runs it (`drop_early`, `use_mark_p_`): early
+    /// drops (or ECN marks) as the average queue moves from `min_th` to `max_th`; thresholds in packets.
+    /// Defaults: ns-2's.
+    pub struct Spec {
+        /// Packets waiting (required, or `limit_bytes`).
+        limit: Option<u64> = None, LIMIT;
+        /// Bytes waiting, instead of `limit`.
+        limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
+        /// Where early drops begin; with 0 they may begin as soon as the average is above 0 and more than
+        /// one packet waits.
+        min_th: f64 = 5.0, Rule::closed(0.0, 1e9).unit("packets");
+        /// Where the early-drop probability reaches `max_p`.
+        max_th: f64 = 15.0, Rule::above_field("min_th").unit("packets");
+        /// The early-drop probability at `max_th` (ns-2 linterm 10).
+        max_p: f64 = 0.1, Rule::left_open(0.0, 1.0);
+        /// The weight of the average queue's moving average.
+        weight: f64 = 0.002, Rule::left_open(0.0, 1.0);
+        /// Between `max_th` and `2·max_th` the probability rises from `max_p` to 1 (else forced drops).
+        gentle: bool = true;
+        /// Spread early drops evenly (ns-2 `wait_`).
+        wait: bool = true;
+        /// Mark ECN-capable packets instead of dropping them early (needs tcp.ecn).
+        ecn: bool = false;
+        /// The packet size of the idle-time correction; default: the packet size of the flows crossing
+        /// the port.
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0);
+        /// ns-2's `mark_p_` with `use_mark_p_` (0.1 in ns-2 >= 2.30): with `ecn`, an early decision marks
+        /// only while p_b < `mark_p` and drops at p_b >= `mark_p`; default: always mark. Not in ns-3.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mark_p: Option<f64> = None, MARK_P;
     }
 }
+
+/// `mark_p`, when given (ns-2's `mark_p_`).
+pub const MARK_P: Rule = Rule::left_open(0.0, 1.0);
 
 impl Discipline for Red {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
         let limit = resolve_limit(s.limit, s.limit_bytes, &ctx)?;
-        finite_range(&ctx.field("min_th"), s.min_th, 0.0, 1e9, ">= 0 packets")?;
-        check(&ctx.field("max_th"), s.max_th.is_finite() && s.max_th > s.min_th, "> min_th", s.max_th)?;
-        check(&ctx.field("max_p"), s.max_p > 0.0 && s.max_p <= 1.0, "in (0, 1]", s.max_p)?;
-        check(&ctx.field("weight"), s.weight > 0.0 && s.weight <= 1.0, "in (0, 1]", s.weight)?;
         let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |m| m.0);
-        finite_range(&ctx.field("mean_pktsize"), mean, 1.0, 65535.0, "in [1, 65535] bytes")?;
         ctx.check_ecn(s.ecn)?;
-        check_mark_p(&ctx, s.mark_p)?;
         let params = RedParams {
             min_th: s.min_th,
             max_th: s.max_th,
@@ -105,19 +96,6 @@ impl Discipline for Red {
             mark_p: s.mark_p,
         };
         Ok(Red::new(params, ctx.rng))
-    }
-}
-
-/// `mark_p`, when given, must be in (0, 1] (ns-2's `mark_p_`).
-pub(crate) fn check_mark_p(ctx: &QueueContext, mark_p: Option<f64>) -> Result<(), ScenarioError> {
-    match mark_p {
-        Some(m) => check(
-            &ctx.field("mark_p"),
-            m > 0.0 && m <= 1.0,
-            "in (0, 1] (ns-2's mark_p_ 0.1), or left out to always mark",
-            m,
-        ),
-        None => Ok(()),
     }
 }
 
@@ -681,7 +659,7 @@ pub(crate) mod tests {
     fn mark_p_is_checked_and_written_back_only_when_given() {
         for bad in [0.0, -0.1, 1.5, f64::NAN] {
             let spec = Spec { limit: Some(100), ecn: true, mark_p: Some(bad), ..Spec::default() };
-            let e = Red::build(&spec, crate::queue::test_context("bottleneck.queue")).err().unwrap();
+            let e = Red::from_spec(&spec, crate::queue::test_context("bottleneck.queue")).err().unwrap();
             assert_eq!(e.field, "bottleneck.queue.mark_p");
             assert!(e.message.contains("(0, 1]"), "{e}");
         }

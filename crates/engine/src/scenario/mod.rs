@@ -159,6 +159,21 @@ impl Config {
     }
 }
 
+/// The parameter reference of every queue discipline, congestion controller and the `[tcp]` table, from
+/// their declarations ([`crate::spec::params`]): `{"disciplines": {name: reference}, "controllers": ...,
+/// "tcp": {"tcp": reference}}`, each reference as [`Params::describe`](crate::spec::params::Params::describe)
+/// gives it.
+pub fn reference() -> serde_json::Value {
+    let section = |items: Vec<(&str, serde_json::Value)>| {
+        serde_json::Value::Object(items.into_iter().map(|(name, v)| (name.to_string(), v)).collect())
+    };
+    serde_json::json!({
+        "disciplines": section(crate::queue::describe_disciplines()),
+        "controllers": section(Vec::new()),
+        "tcp": section(Vec::new()),
+    })
+}
+
 /// Parse a scenario from JSON text (the Python layer turns TOML or a dict into JSON).
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
