@@ -404,11 +404,9 @@ impl Simulation {
                     self.events.schedule(t, Event::QueueTimer(p as u32));
                 }
                 if fired == Fired::Due {
-                    self.ports[p].timer.cancel();
-                    self.ports[p].queue.on_timer(self.now, &mut self.fx);
+                    self.ports[p].fire_timer(self.now, &mut self.fx);
                     self.apply_queue_effects(p);
-                    let len = self.ports[p].queue.len();
-                    self.ports[p].stats.queue_changed(self.now, len);
+                    self.ports[p].note_queue(self.now);
                     if self.ports[p].in_service.is_none() {
                         self.start_service(p);
                     }
@@ -742,19 +740,7 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, p: usize, pkt: Packet) {
-        let now = self.now;
-        let port = &mut self.ports[p];
-        port.totals.arrivals += 1;
-        if port.stats.measuring {
-            port.stats.arrivals += 1;
-        }
-        port.queue.enqueue(pkt, now, &mut self.fx);
-        let idle = port.in_service.is_none();
-        if idle {
-            port.start_service(now, p, &mut self.fx, &mut self.events);
-        }
-        port.stats.queue_changed(now, port.queue.len());
-        port.sync_timer(now, p, &mut self.events);
+        let idle = self.ports[p].arrive(pkt, self.now, p, &mut self.fx, &mut self.events);
         if self.tracer.is_some() {
             self.trace_arrival(p, &pkt, idle);
         }
@@ -771,11 +757,7 @@ impl Simulation {
 
     fn tx_done(&mut self, p: usize) {
         let port = &mut self.ports[p];
-        let mut pkt = port.in_service.take().expect("a packet in service");
-        port.totals.departures += 1;
-        if port.stats.measuring {
-            port.stats.departures += 1;
-        }
+        let mut pkt = port.depart();
         let arrival = self.now + port.delay;
         if self.tracer.is_some() {
             self.capture_at(p, &pkt, false);
@@ -788,11 +770,7 @@ impl Simulation {
         } else {
             self.deliver(pkt, arrival);
         }
-        let now = self.now;
-        let port = &mut self.ports[p];
-        port.start_service(now, p, &mut self.fx, &mut self.events);
-        port.stats.queue_changed(now, port.queue.len());
-        port.sync_timer(now, p, &mut self.events);
+        self.ports[p].serve_next(self.now, p, &mut self.fx, &mut self.events);
         self.apply_queue_effects(p);
         if self.tracer.is_some() {
             self.trace_dequeue(p);
@@ -881,8 +859,7 @@ impl Simulation {
         let mut drops = std::mem::take(&mut self.fx.drops);
         for (pkt, reason, stage) in drops.drain(..) {
             self.dropped += 1;
-            self.ports[p].stats.on_drop(reason, stage);
-            self.ports[p].totals.drops += 1;
+            self.ports[p].count_drop(reason, stage);
             let f = pkt.flow as usize;
             match pkt.kind {
                 Kind::Datagram => {
@@ -911,7 +888,7 @@ impl Simulation {
         }
         self.fx.drops = drops;
         for (f, reason) in self.fx.marks.drain(..) {
-            self.ports[p].stats.on_mark(reason);
+            self.ports[p].count_mark(reason);
             if self.measuring {
                 self.flows[f as usize].stats.marks += 1;
             }
@@ -1100,9 +1077,7 @@ impl Simulation {
         self.measuring = true;
         self.sender_at_warmup = self.parts().sender_totals();
         for port in &mut self.ports {
-            let held = port.held();
-            port.stats.begin(self.now, held);
-            port.stats.queue_changed(self.now, port.queue.len());
+            port.begin_measuring(self.now);
         }
         for f in &mut self.flows {
             f.stats = FlowStats::default();

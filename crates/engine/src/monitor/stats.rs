@@ -61,6 +61,22 @@ impl PortStats {
         self.busy = self.tx_end.saturating_sub(now);
     }
 
+    /// A packet arrived at the port.
+    #[inline(always)]
+    pub fn on_arrival(&mut self) {
+        if self.measuring {
+            self.arrivals += 1;
+        }
+    }
+
+    /// A packet left the port (its transmission ended).
+    #[inline(always)]
+    pub fn on_departure(&mut self) {
+        if self.measuring {
+            self.departures += 1;
+        }
+    }
+
     /// The link transmits from `now` until `end`.
     pub fn on_transmit(&mut self, now: Time, end: Time) {
         self.tx_end = end;

@@ -8,7 +8,7 @@ use super::Pipe;
 use crate::events::{Event, EventQueue};
 use crate::monitor::PortStats;
 use crate::packet::Packet;
-use crate::queue::{AnyQueue, QueueDisc, QueueEffects};
+use crate::queue::{AnyQueue, QueueDisc, QueueEffects, Reason, Stage};
 use crate::time::{serialization, Time};
 use crate::timer::Timer;
 
@@ -60,6 +60,84 @@ impl Port {
     /// Packets the port holds: waiting, and the one being serialized.
     pub fn held(&self) -> u64 {
         self.queue.len() as u64 + self.in_service.is_some() as u64
+    }
+
+    /// `pkt` arrives at `now`: counted, offered to the discipline, and taken into service at once if the
+    /// link is idle; returns whether it was. The caller applies the effects in `fx`.
+    #[inline(always)]
+    pub fn arrive(
+        &mut self,
+        pkt: Packet,
+        now: Time,
+        p: usize,
+        fx: &mut QueueEffects,
+        events: &mut EventQueue,
+    ) -> bool {
+        self.totals.arrivals += 1;
+        self.stats.on_arrival();
+        self.queue.enqueue(pkt, now, fx);
+        let idle = self.in_service.is_none();
+        if idle {
+            self.start_service(now, p, fx, events);
+        }
+        self.queue_changed(now, p, events);
+        idle
+    }
+
+    /// The transmission in progress ends: the packet leaves, counted.
+    #[inline(always)]
+    pub fn depart(&mut self) -> Packet {
+        let pkt = self.in_service.take().expect("a packet in service");
+        self.totals.departures += 1;
+        self.stats.on_departure();
+        pkt
+    }
+
+    /// After a departure at `now`: the next packet into service, if any (the caller applies the effects
+    /// in `fx`).
+    #[inline(always)]
+    pub fn serve_next(&mut self, now: Time, p: usize, fx: &mut QueueEffects, events: &mut EventQueue) {
+        self.start_service(now, p, fx, events);
+        self.queue_changed(now, p, events);
+    }
+
+    /// The discipline's timer fired at `now` (the caller applies the effects in `fx`, then
+    /// [`Port::note_queue`]).
+    pub fn fire_timer(&mut self, now: Time, fx: &mut QueueEffects) {
+        self.timer.cancel();
+        self.queue.on_timer(now, fx);
+    }
+
+    /// The measurement window opens at `now` (the warm-up ends).
+    pub fn begin_measuring(&mut self, now: Time) {
+        self.stats.begin(now, self.held());
+        self.note_queue(now);
+    }
+
+    /// The queue's length now, for its time-weighted statistics.
+    #[inline]
+    pub fn note_queue(&mut self, now: Time) {
+        self.stats.queue_changed(now, self.queue.len());
+    }
+
+    /// The discipline dropped a packet.
+    #[inline]
+    pub fn count_drop(&mut self, reason: Reason, stage: Stage) {
+        self.stats.on_drop(reason, stage);
+        self.totals.drops += 1;
+    }
+
+    /// The discipline marked a packet.
+    #[inline]
+    pub fn count_mark(&mut self, reason: Reason) {
+        self.stats.on_mark(reason);
+    }
+
+    /// The queue may have changed: its statistics and the discipline's timer follow.
+    #[inline(always)]
+    fn queue_changed(&mut self, now: Time, p: usize, events: &mut EventQueue) {
+        self.note_queue(now);
+        self.sync_timer(now, p, events);
     }
 
     /// Take the next packet into service, if any (the caller applies the effects in `fx`).
