@@ -17,7 +17,7 @@ from typing import Any, Dict, List
 
 from bufferlab.errors import BufferLabError
 
-__all__ = ["reference", "entry", "names", "markdown_table", "text", "update_document"]
+__all__ = ["reference", "entry", "names", "markdown_table", "list_table", "text", "update_document"]
 
 #: The sections of the reference, in the order they are listed.
 SECTIONS = ("disciplines", "controllers", "tcp")
@@ -30,7 +30,11 @@ def reference() -> Dict[str, Any]:
     "doc"}]}``."""
     from bufferlab import _engine  # noqa: PLC0415
 
-    return json.loads(_engine.reference())
+    data = json.loads(_engine.reference())
+    disciplines, controllers = _engine.names()
+    order = {"disciplines": disciplines, "controllers": controllers, "tcp": ["tcp"]}
+    return {section: {n: data[section][n] for n in order[section] if n in data[section]}
+            for section in SECTIONS}
 
 
 def names() -> Dict[str, List[str]]:
@@ -79,8 +83,47 @@ def text(name: str, width: int | None = None) -> str:
     return "\n".join(out)
 
 
-#: ``<!-- reference NAME -->`` ... ``<!-- /reference -->``: where a generated table stands in a document.
-MARKER = re.compile(r"(<!-- reference (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /reference -->)", re.S)
+def _summary(about: str) -> str:
+    """The first clause of an ``about``: up to its first colon, or full stop before a capital."""
+    m = re.search(r": |\. (?=[A-Z])", about)
+    return about[:m.start()] if m else about.rstrip(".")
+
+
+def _handler_module(parser: Any) -> str:
+    """The module of the function a (sub-)command runs, or of its first sub-command's."""
+    func = parser.get_default("func")
+    if func is not None:
+        return func.__module__
+    sub = next(a for a in parser._actions if isinstance(a.choices, dict))
+    return _handler_module(next(iter(sub.choices.values())))
+
+
+def list_table(what: str) -> str:
+    """A generated list in Markdown: ``disciplines`` or ``controllers`` (name, source file, what it is) or
+    ``commands`` (the ``bufferlab`` sub-commands, their module and help)."""
+    if what == "commands":
+        from bufferlab.cli import build_parser  # noqa: PLC0415
+
+        rows = ["| command | module | what |", "|---|---|---|"]
+        action = next(a for a in build_parser()._actions if a.choices and a.dest == "command")
+        helps = {c.dest: c.help for c in action._choices_actions}
+        for name, parser in action.choices.items():
+            module = _handler_module(parser)
+            rows.append(f"| `{name}` | `{module}` | {(helps.get(name) or '').replace('%%', '%')} |")
+        return "\n".join(rows)
+    if what not in ("disciplines", "controllers"):
+        raise BufferLabError(f"list: unknown list {what!r}: expected disciplines, controllers or commands")
+    rows = ["| name | file | what |", "|---|---|---|"]
+    for name, e in reference()[what].items():
+        source = e["source"].split("src/", 1)[-1]
+        rows.append(f"| `{name}` | `{source}` | {_summary(e['about'])} |")
+    return "\n".join(rows)
+
+
+#: ``<!-- reference NAME -->`` (a parameter table) or ``<!-- list WHAT -->`` (:func:`list_table`), then the
+#: generated text, then ``<!-- /reference -->`` or ``<!-- /list -->``: where generated text stands.
+MARKER = re.compile(
+    r"(<!-- (?P<kind>reference|list) (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
 
 
 def update_document(path: Path, write: bool = False) -> List[str]:
@@ -90,10 +133,10 @@ def update_document(path: Path, write: bool = False) -> List[str]:
     stale: List[str] = []
 
     def replace(m: re.Match) -> str:
-        table = markdown_table(m["name"]) + "\n"
+        table = (markdown_table(m["name"]) if m["kind"] == "reference" else list_table(m["name"])) + "\n"
         if m["body"] != table:
             stale.append(m["name"])
-        return m.group(1) + table + m.group(4)
+        return m.group(1) + table + m.group(5)
 
     updated = MARKER.sub(replace, source)
     if write and updated != source:

@@ -295,6 +295,8 @@ pub trait Params: Default + serde::Serialize {
     const PARAMS: &'static [Param];
     /// The table's doc comment: what it configures and after which reference.
     const ABOUT: &'static str;
+    /// The source file that declares it (its behaviour is beside it).
+    const SOURCE: &'static str;
 
     /// The number parameter `name` holds (`None`: not a number, or not given).
     fn number(&self, name: &str) -> Option<f64>;
@@ -340,7 +342,7 @@ pub trait Params: Default + serde::Serialize {
             })
             .collect();
         let about: Vec<&str> = Self::ABOUT.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        json!({ "about": about.join(" "), "params": params })
+        json!({ "about": about.join(" "), "source": Self::SOURCE, "params": params })
     }
 }
 
@@ -397,6 +399,7 @@ macro_rules! params {
                 },
             )*];
             const ABOUT: &'static str = concat!($($about, "\n"),+);
+            const SOURCE: &'static str = file!();
 
             fn number(&self, name: &str) -> Option<f64> {
                 match name {
