@@ -5,7 +5,8 @@
 use super::network::{Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
-use crate::tcp::cc::CcSpec;
+use crate::spec::params::{name_params, params, Params};
+use crate::tcp::cc::{CcSpec, CONTROLLERS};
 use crate::tcp::{
     BackoffEnd, CaIncrease, EcnResponse, EcnStates, FullAck, InFlight, Pacing, PartialAck, Recovery,
     RecoveryExit, RecoveryTimer, RtoBounds, TcpConfig,
@@ -133,59 +134,126 @@ struct ArrivalTable {
     stop: Option<Seconds>,
 }
 
-/// TCP settings (`[tcp]`, or a group's `tcp = { ... }` over it).
-#[derive(Deserialize, Debug, Clone)]
-#[serde(deny_unknown_fields, default)]
-pub struct Tcp {
-    pub congestion_control: Value,
-    pub packet_size: Bytes,
-    pub header_size: Bytes,
-    pub ack_size: Bytes,
-    pub initial_window: f64,
-    pub max_window: Option<u64>,
-    pub min_rto: Seconds,
-    pub initial_rto: Seconds,
-    pub max_rto: Seconds,
-    pub clock_granularity: Seconds,
-    pub delayed_ack: bool,
-    pub delayed_ack_timeout: Seconds,
-    pub sack: bool,
-    pub ecn: bool,
-    pub ecn_response: EcnResponse,
-    /// `"open"` (the default, RFC 3168) or `"any"` (ns-3), see [`EcnStates`].
-    pub ecn_states: EcnStates,
-    /// `"exact"` (the default) or `"whole-bytes"` (ns-3's `TcpNewReno`), see [`CaIncrease`].
-    pub ca_increase: CaIncrease,
-    pub dupack_threshold: u32,
-    pub limited_transmit: bool,
-    pub ssthresh_from: InFlight,
-    pub rto_backoff: BackoffEnd,
-    pub full_ack: FullAck,
-    pub overhead: Seconds,
-    /// Open each connection with a SYN / SYN-ACK exchange before the first data segment.
-    pub handshake: bool,
-    /// `"every-ack"` (the default) or `"first-partial-ack"` (ns-3), see [`RecoveryTimer`].
-    pub recovery_timer: RecoveryTimer,
-    /// `"pipe"` (the default, RFC 6675) or `"send-one"` (ns-3), see [`PartialAck`].
-    pub partial_ack: PartialAck,
-    /// `"deflate"` (the default, RFC 5681) or `"grow"` (ns-3), see [`RecoveryExit`].
-    pub recovery_exit: RecoveryExit,
-    /// `"newreno"` (the default: RFC 6582, or RFC 6675 with SACK) or `"reno"` (RFC 5681 §3.2, ns-2's
-    /// `Agent/TCP/Reno`: recovery ends at the first ACK of new data; SACK blocks are ignored, so `sack =
-    /// true` and `false` run alike), see [`Recovery`].
-    pub recovery: Recovery,
-    /// `false` | `true` (= `"rtt"`) | `"off"` | `"rtt"` | `"linux"`.
-    pub pacing: Value,
-    /// `"rfc"` (the default) or `"ns3"`: the defaults of the switches where ns-3 departs from the RFCs,
-    /// see [`TcpProfile`].
-    pub profile: TcpProfile,
+/// The engine's TCP defaults ([`TcpConfig::default`]), which `[tcp]`'s defaults are written from.
+fn engine() -> TcpConfig {
+    TcpConfig::default()
+}
+
+/// A time of the engine's in the table's unit.
+fn secs(t: Time) -> Seconds {
+    Seconds(to_secs(t))
+}
+
+params! {
+    /// TCP settings: `[tcp]`, the defaults of every group, or a group's `tcp = { ... }` over them. Defaults
+    /// are the RFCs' (`profile = "ns3"` switches to ns-3 3.44's where it departs from them).
+    pub struct Tcp {
+        /// A controller's name, or a table `{ kind = NAME, ... }` with its parameters (see each
+        /// controller's reference).
+        congestion_control: Value = Value::String("newreno".into()), Rule::names(CONTROLLERS).and_context(
+            "or { kind = NAME, ... } with the controller's parameters, checked by it"
+        );
+        /// Wire size of a full data packet, headers included (what the router queues).
+        packet_size: Bytes = Bytes(engine().packet_size as f64), Rule::closed(64.0, 65535.0);
+        /// TCP/IP header inside `packet_size`; payload = packet_size − header_size.
+        header_size: Bytes = Bytes((engine().packet_size - engine().payload) as f64),
+            Rule::right_open(0.0, 65535.0).high_field("packet_size").and_context("<= packet_size - 1B");
+        /// An ACK without options; a SACK option adds 2 + 8 bytes per block, padded to 4 (RFC 2018).
+        ack_size: Bytes = Bytes(40.0), Rule::closed(1.0, 65535.0);
+        /// The initial window (RFC 6928's 10 segments).
+        initial_window: f64 = engine().initial_window, Rule::closed(1.0, 1e6).unit("segments");
+        /// W_max, a cap on packets in flight (the receiver's window); default: unlimited.
+        max_window: Option<u64> = None, Rule::closed(1.0, (1u64 << 30) as f64).unit("segments");
+        /// The least retransmission timeout (RFC 6298 §2.4).
+        min_rto: Seconds = secs(engine().rto.min), Rule::closed(1e-6, 3600.0);
+        /// The timeout before any RTT sample (RFC 6298 §2.1).
+        initial_rto: Seconds = secs(engine().rto.initial), Rule::closed(0.0, 3600.0).low_field("min_rto");
+        /// The largest timeout, backoff included (RFC 6298 §2.5).
+        max_rto: Seconds = secs(engine().rto.max), Rule::closed(0.0, 86400.0).low_field("min_rto");
+        /// The clock granularity G of RFC 6298 (RTO = SRTT + max(G, 4·RTTVAR)).
+        clock_granularity: Seconds = secs(engine().rto.granularity), Rule::closed(0.0, 10.0);
+        /// RFC 5681 delayed ACK: an ACK for every second segment or after `delayed_ack_timeout`.
+        delayed_ack: bool = engine().delayed_ack;
+        /// The longest an ACK is delayed (RFC 5681 §4.2).
+        delayed_ack_timeout: Seconds = secs(engine().delayed_ack_timeout), Rule::closed(1e-6, 10.0);
+        /// RFC 2018 SACK with RFC 6675 loss recovery (ignored by `recovery = "reno"`).
+        sack: bool = engine().sack;
+        /// RFC 3168 ECN: data sent ECT(0), the window reduced on ECN-Echo.
+        ecn: bool = engine().ecn;
+        /// Reduce for ECN-Echo at most once per window (RFC 3168; ns-2 `TcpAgent::ecn()`), or on every ACK
+        /// with ECE, each CE mark echoed once (Tsioliaridou & Tsaoussidis).
+        ecn_response: EcnResponse = engine().ecn_response, Rule::names(&["once-per-rtt", "per-signal"]);
+        /// ECN-Echo reduces the window in the open state only (RFC 3168, Linux), or in fast and timeout
+        /// recovery too, which then end in CWR (ns-3 3.44).
+        ecn_states: EcnStates = engine().ecn_states, Rule::names(&["open", "any"]);
+        /// Congestion avoidance's SMSS²/cwnd per ACK (RFC 5681 eq. 3) exactly, or truncated to whole bytes
+        /// (ns-3's `TcpNewReno`).
+        ca_increase: CaIncrease = engine().ca_increase, Rule::names(&["exact", "whole-bytes"]);
+        /// Duplicate ACKs that start fast retransmit (RFC 5681's 3).
+        dupack_threshold: u32 = engine().dupack_threshold, Rule::closed(1.0, 1000.0);
+        /// RFC 3042 limited transmit: a new segment on each of the first two duplicate ACKs.
+        limited_transmit: bool = engine().limited_transmit;
+        /// ssthresh = half of FlightSize (RFC 5681 eq. 4) or of RFC 6675's pipe (ns-3 3.44).
+        ssthresh_from: InFlight = engine().ssthresh_from, Rule::names(&["flight", "pipe"]);
+        /// The timer's backoff ends at the next valid RTT sample (RFC 6298, Karn) or at any new ACK (ns-3
+        /// 3.44).
+        rto_backoff: BackoffEnd = engine().backoff_end, Rule::names(&["until-sample", "new-ack"]);
+        /// NewReno without SACK, at the ACK ending fast recovery: cwnd = min(ssthresh, FlightSize + 1)
+        /// (RFC 6582 §3.2 step 6, option 1) or ssthresh (option 2, ns-2 and ns-3).
+        full_ack: FullAck = engine().full_ack, Rule::names(&["flight", "ssthresh"]);
+        /// ns-2's `overhead_`: each packet waits a uniform random time in [0, overhead] at its sender, order
+        /// kept (breaks phase effects).
+        overhead: Seconds = secs(engine().overhead), Rule::closed(0.0, 1.0);
+        /// Open each connection with a SYN / SYN-ACK exchange before the first data segment (RFC 9293 §3.5).
+        handshake: bool = engine().handshake;
+        /// In fast recovery every ACK of new data restarts the retransmission timer (RFC 6298 §5.3), or only
+        /// the first partial ACK (RFC 6582's Impatient variant, ns-3 3.44).
+        recovery_timer: RecoveryTimer = engine().recovery_timer,
+            Rule::names(&["every-ack", "first-partial-ack"]);
+        /// With SACK, a partial ACK in fast recovery leaves what to send to the pipe (RFC 6675), or sends
+        /// one segment at once outside it (ns-3 3.44).
+        partial_ack: PartialAck = engine().partial_ack, Rule::names(&["pipe", "send-one"]);
+        /// The ACK ending fast recovery sets cwnd = ssthresh and nothing more (RFC 5681 §3.2), or then grows
+        /// the window as an open-state ACK (ns-3 3.44, Linux).
+        recovery_exit: RecoveryExit = engine().recovery_exit, Rule::names(&["deflate", "grow"]);
+        /// Fast recovery: NewReno (RFC 6582; RFC 6675 with SACK) or Reno (RFC 5681 §3.2, ns-2's
+        /// `Agent/TCP/Reno`: the first ACK of new data ends it; SACK ignored).
+        recovery: Recovery = engine().recovery, Rule::names(&["newreno", "reno"]);
+        /// The gap between packets: none, srtt / min(cwnd, max_window) ("rtt": Enachescu et al. 2005 §2.6),
+        /// srtt / cwnd ("cwnd") or Linux's `sk_pacing_rate` ("linux"); see "Pacing".
+        pacing: Value = Value::Bool(false), Rule::names(&["off", "rtt", "cwnd", "linux"]).and_context(
+            "or false (= \"off\"), true (= \"rtt\")"
+        );
+        /// The defaults of the switches where ns-3 departs from the RFCs: the RFCs' ("rfc") or ns-3 3.44's
+        /// ("ns3", `docs/validation/ns3-mapping.md`); a switch the table sets keeps its value.
+        profile: TcpProfile = TcpProfile::Rfc, Rule::names(&["rfc", "ns3"]);
+    }
+}
+
+name_params!(
+    TcpProfile,
+    EcnResponse,
+    EcnStates,
+    CaIncrease,
+    InFlight,
+    BackoffEnd,
+    FullAck,
+    RecoveryTimer,
+    PartialAck,
+    RecoveryExit,
+    Recovery
+);
+
+/// The `[tcp]` table's parameter reference ([`Params::describe`]).
+pub fn describe_tcp() -> Value {
+    <Tcp as Params>::describe()
 }
 
 /// `tcp.profile`: where simulators depart from the RFCs, whose behaviour the switches default to. `"rfc"`
 /// (the default) leaves each at its RFC value; `"ns3"` sets each the table does not set to ns-3 3.44's
 /// ([`ns3_profile`]; `docs/validation/ns3-mapping.md` gives the ns-3 code behind each), so that a scenario
 /// written to be compared with ns-3 says so in one line.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpProfile {
     #[default]
@@ -222,46 +290,6 @@ fn with_profile(mut value: Value) -> Value {
     value
 }
 
-impl Default for Tcp {
-    fn default() -> Self {
-        // The engine's defaults, in the table's units.
-        let c = TcpConfig::default();
-        let secs = |t: Time| Seconds(to_secs(t));
-        Tcp {
-            congestion_control: Value::String("newreno".into()),
-            packet_size: Bytes(c.packet_size as f64),
-            header_size: Bytes((c.packet_size - c.payload) as f64),
-            ack_size: Bytes(40.0),
-            initial_window: c.initial_window,
-            max_window: None,
-            min_rto: secs(c.rto.min),
-            initial_rto: secs(c.rto.initial),
-            max_rto: secs(c.rto.max),
-            clock_granularity: secs(c.rto.granularity),
-            delayed_ack: c.delayed_ack,
-            delayed_ack_timeout: secs(c.delayed_ack_timeout),
-            sack: c.sack,
-            ecn: c.ecn,
-            ecn_response: c.ecn_response,
-            ecn_states: c.ecn_states,
-            ca_increase: c.ca_increase,
-            dupack_threshold: c.dupack_threshold,
-            limited_transmit: c.limited_transmit,
-            ssthresh_from: c.ssthresh_from,
-            rto_backoff: c.backoff_end,
-            full_ack: c.full_ack,
-            overhead: secs(c.overhead),
-            handshake: c.handshake,
-            recovery_timer: c.recovery_timer,
-            partial_ack: c.partial_ack,
-            recovery_exit: c.recovery_exit,
-            recovery: c.recovery,
-            pacing: Value::Bool(false),
-            profile: TcpProfile::Rfc,
-        }
-    }
-}
-
 /// A group's TCP, resolved.
 #[derive(Clone, Debug)]
 pub struct GroupTcp {
@@ -273,26 +301,11 @@ pub struct GroupTcp {
 fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
     let value = if value.is_null() { Value::Object(Default::default()) } else { value.clone() };
     let t: Tcp = from_value(with_profile(value), f)?;
+    t.check(f)?;
     let field = |n: &str| format!("{f}.{n}");
-    finite_range(&field("packet_size"), t.packet_size.0, 64.0, 65535.0, "in [64, 65535] bytes")?;
-    finite_range(&field("header_size"), t.header_size.0, 0.0, t.packet_size.0 - 1.0, "in [0, packet_size)")?;
-    finite_range(&field("ack_size"), t.ack_size.0, 1.0, 65535.0, "in [1, 65535] bytes")?;
-    finite_range(&field("initial_window"), t.initial_window, 1.0, 1e6, "in [1, 1e6] segments")?;
-    if let Some(w) = t.max_window {
-        check(&field("max_window"), (1..=1 << 30).contains(&w), "in [1, 2^30] segments", w)?;
-    }
-    finite_range(&field("min_rto"), t.min_rto.0, 1e-6, 3600.0, "in (0, 3600 s]")?;
-    finite_range(&field("initial_rto"), t.initial_rto.0, t.min_rto.0, 3600.0, "in [min_rto, 3600 s]")?;
-    finite_range(&field("max_rto"), t.max_rto.0, t.min_rto.0, 86400.0, "in [min_rto, 1 day]")?;
-    finite_range(&field("clock_granularity"), t.clock_granularity.0, 0.0, 10.0, "in [0, 10 s]")?;
-    finite_range(&field("overhead"), t.overhead.0, 0.0, 1.0, "in [0, 1 s]")?;
-    finite_range(&field("delayed_ack_timeout"), t.delayed_ack_timeout.0, 1e-6, 10.0, "in (0, 10 s]")?;
-    check(
-        &field("dupack_threshold"),
-        (1..=1000).contains(&t.dupack_threshold),
-        "in [1, 1000]",
-        t.dupack_threshold,
-    )?;
+    // Declared as [0, packet_size); with sizes in fractions of a byte, the payload must still round to one.
+    let header_ok = t.header_size.0 <= t.packet_size.0 - 1.0;
+    check(&field("header_size"), header_ok, "<= packet_size - 1B", format!("{}B", t.header_size.0))?;
     let pacing = match &t.pacing {
         Value::Bool(false) => Pacing::Off,
         Value::Bool(true) => Pacing::Rtt,

@@ -169,8 +169,8 @@ pub fn reference() -> serde_json::Value {
     };
     serde_json::json!({
         "disciplines": section(crate::queue::describe_disciplines()),
-        "controllers": section(Vec::new()),
-        "tcp": section(Vec::new()),
+        "controllers": section(crate::tcp::cc::describe_controllers()),
+        "tcp": section(vec![("tcp", flows::describe_tcp())]),
     })
 }
 

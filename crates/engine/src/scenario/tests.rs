@@ -130,8 +130,8 @@ fn messages_name_no_rust_types() {
     assert_eq!(e.to_string(), "udp[0].pattern: required");
     assert_eq!(with(json!({"duration": null})).unwrap_err().to_string(), "duration: required");
     // Long numbers are shortened.
-    let e = with(json!({"tcp": {"max_rto": 1e308}})).unwrap_err();
-    assert_eq!(e.to_string(), "tcp.max_rto: must be in [min_rto, 1 day] (got 1e308)");
+    let e = with(json!({"tcp": {"max_rto": 1e308}})).unwrap_err().to_string();
+    assert!(e.starts_with("tcp.max_rto: must be in [min_rto, 1d] (got ") && e.len() < 80, "{e}");
     for bad in
         [json!({"flows": {"count": 3.5}}), json!({"tcp": {"sack": "yes"}}), json!({"flows": {"rtt": [true]}})]
     {

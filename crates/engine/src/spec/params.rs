@@ -82,6 +82,9 @@ pub fn format_number(v: f64) -> String {
 
 /// `v` in the largest unit of `scales` that writes it as a whole number (`1GB`, `16384B`).
 fn format_scaled(v: f64, scales: &[(f64, &str)], unit: &str) -> String {
+    if !v.is_finite() || v.abs() >= 1e18 {
+        return format!("{}{unit}", format_number(v));
+    }
     for &(scale, name) in scales {
         let x = v / scale;
         if v.abs() >= scale && x.fract() == 0.0 {
@@ -94,8 +97,9 @@ fn format_scaled(v: f64, scales: &[(f64, &str)], unit: &str) -> String {
 fn format_seconds(v: f64) -> String {
     match v {
         0.0 => "0s".into(),
-        _ if v >= 86400.0 && (v / 86400.0).fract() == 0.0 => format!("{}d", v / 86400.0),
-        _ if v >= 3600.0 && (v / 3600.0).fract() == 0.0 => format!("{}h", v / 3600.0),
+        _ if !(1e-12..1e9).contains(&v) => format!("{}s", format_number(v)),
+        _ if v >= 86400.0 && (v / 86400.0).fract() == 0.0 => format!("{}d", format_number(v / 86400.0)),
+        _ if v >= 3600.0 && (v / 3600.0).fract() == 0.0 => format!("{}h", format_number(v / 3600.0)),
         _ if v >= 1.0 => format!("{}s", format_number(v)),
         _ => {
             for (scale, name) in [(1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")] {
@@ -481,6 +485,9 @@ mod tests {
         assert_eq!(format_seconds(0.2), "200ms");
         assert_eq!(format_seconds(1e-9), "1ns");
         assert_eq!(format_seconds(86400.0), "1d");
+        assert_eq!(format_seconds(1e308), "1e308s");
+        assert_eq!(format_seconds(-1.0), "-1s");
+        assert_eq!(Kind::Size.format(1e300), "1e300B");
         assert_eq!(Kind::Size.format(64.0), "64B");
         assert_eq!(Kind::Size.format(1e9), "1GB");
         assert_eq!(Kind::Size.format(1500.0), "1500B");

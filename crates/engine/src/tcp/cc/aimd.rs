@@ -16,7 +16,8 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
-use crate::spec::{check, ScenarioError};
+use crate::spec::params::{name_params, params};
+use crate::spec::ScenarioError;
 use serde::Deserialize;
 
 /// The window a multiplicative decrease starts from.
@@ -28,22 +29,22 @@ pub enum ReduceFrom {
     Cwnd,
 }
 
-/// `{ kind = "aimd", increase = 0.9, decrease = 0.675, reduce_from = "cwnd" }`.
-#[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// Segments added per RTT in congestion avoidance, in (0, 100].
-    pub increase: f64,
-    /// The factor the window is multiplied by on a congestion signal, in (0, 1).
-    pub decrease: f64,
-    pub reduce_from: ReduceFrom,
-    /// ns-2's `slowdown()`: halve on the first decrease, in slow start and on a timeout.
-    pub ns2_halving: bool,
-}
+name_params!(ReduceFrom);
 
-impl Default for Spec {
-    fn default() -> Self {
-        Spec { increase: 1.0, decrease: 0.5, reduce_from: ReduceFrom::InFlight, ns2_halving: false }
+params! {
+    /// Generalised AIMD(a, b) (Yang & Lam 2000; ns-2 `increase_num_`/`decrease_num_`): Reno growth of `a`
+    /// segments per RTT, `ssthresh = max(b·W, 2)` on every congestion signal; AIMD(1, 0.5) is NewReno.
+    pub struct Spec {
+        /// Segments added per RTT in congestion avoidance, `a` (`cwnd += a/cwnd` per ACK).
+        increase: f64 = 1.0, Rule::left_open(0.0, 100.0).unit("segments per RTT");
+        /// The window multiplier `b` on a congestion signal (Tsioliaridou & Tsaoussidis: 0.675).
+        decrease: f64 = 0.5, Rule::open(0.0, 1.0);
+        /// The window the decrease starts from: the data in flight as `tcp.ssthresh_from` measures it
+        /// (RFC 5681) or `cwnd` (ns-2).
+        reduce_from: ReduceFrom = ReduceFrom::InFlight, Rule::names(&["in-flight", "cwnd"]);
+        /// ns-2's `slowdown()`: halve instead of `decrease` on the first decrease, in slow start and on a
+        /// timeout.
+        ns2_halving: bool = false;
     }
 }
 
@@ -56,15 +57,8 @@ pub struct Aimd {
 
 impl Controller for Aimd {
     type Spec = Spec;
-    fn from_spec(s: &Spec, field: &str, _: Rng) -> Result<Self, ScenarioError> {
-        let f = |p: &str| format!("{field}.{p}");
-        check(
-            &f("increase"),
-            s.increase > 0.0 && s.increase <= 100.0,
-            "in (0, 100] segments per RTT",
-            s.increase,
-        )?;
-        check(&f("decrease"), s.decrease > 0.0 && s.decrease < 1.0, "in (0, 1)", s.decrease)?;
+    fn from_spec(s: &Spec, _field: &str, _: Rng) -> Result<Self, ScenarioError> {
+        // Every range is declared (and checked by the registry); nothing depends on anything else.
         Ok(Aimd { spec: s.clone(), decreased: false })
     }
 }
@@ -90,8 +84,9 @@ impl CongestionControl for Aimd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::test_context;
+    use crate::tcp::cc::{test_context, CcSpec};
     use crate::tcp::rtt::RttEstimator;
+    use serde_json::json;
 
     #[test]
     fn gentle_increase_and_decrease() {
@@ -136,14 +131,17 @@ mod tests {
 
     #[test]
     fn bad_parameters_name_the_field() {
-        let e = Aimd::from_spec(
-            &Spec { decrease: 1.0, ..Spec::default() },
-            "flows[1].tcp.congestion_control",
-            Rng::new(1, 1),
-        )
-        .unwrap_err();
+        let build = |table: serde_json::Value, field: &str| {
+            CcSpec::parse(&table, field).and_then(|s| s.build(field, Rng::new(1, 1))).err()
+        };
+        let e = build(json!({"kind": "aimd", "decrease": 1.0}), "flows[1].tcp.congestion_control").unwrap();
         assert_eq!(e.field, "flows[1].tcp.congestion_control.decrease");
-        let e = Aimd::from_spec(&Spec { increase: 0.0, ..Spec::default() }, "c", Rng::new(1, 1)).unwrap_err();
-        assert_eq!(e.field, "c.increase");
+        assert_eq!(e.message, "must be in (0, 1) (got 1)");
+        let e = build(json!({"kind": "aimd", "increase": 0.0}), "c").unwrap();
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("c.increase", "must be in (0, 100] segments per RTT (got 0)")
+        );
+        assert!(build(json!({"kind": "aimd", "increase": 100.0, "decrease": 0.01}), "c").is_none());
     }
 }

@@ -30,33 +30,40 @@
 use super::aimd::ReduceFrom;
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
-use crate::spec::{check, ScenarioError};
+use crate::spec::params::{name_params, params};
+use crate::spec::ScenarioError;
 use crate::time::{to_secs, Time};
 use serde::Deserialize;
 
-/// `{ kind = "cubic", c = 0.4, beta = 0.7, fast_convergence = true, reno_friendly = true }`; the defaults
-/// are RFC 9438's, `reduce_from = "cwnd"`, `after_timeout = "keep-w-max"` and `lookahead = "min-rtt"` are
-/// ns-3 3.44's.
-#[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// The cubic scaling constant C (RFC 9438: 0.4), segments/s³, in (0, 100].
-    pub c: f64,
-    /// β_cubic, the multiplicative decrease factor (§4.6: 0.7), in (0, 1).
-    pub beta: f64,
-    /// §4.7 fast convergence.
-    pub fast_convergence: bool,
-    /// §4.3 Reno-friendly region (W_est).
-    pub reno_friendly: bool,
-    /// The window the decrease starts from: §4.6's flight size (default) or cwnd.
-    pub reduce_from: ReduceFrom,
-    /// The first congestion avoidance stage after a timeout (§4.8, or ns-3's).
-    pub after_timeout: AfterTimeout,
-    /// The RTT the target looks ahead by.
-    pub lookahead: Lookahead,
-    /// How congestion avoidance turns the target into window growth.
-    pub growth: Growth,
+params! {
+    /// CUBIC (RFC 9438 §4.1–4.8, windows in segments; HyStart++ not implemented). The defaults are the RFC's;
+    /// `reduce_from = "cwnd"`, `after_timeout = "keep-w-max"`, `lookahead = "min-rtt"` and `growth =
+    /// "whole-segments"` are ns-3 3.44's `TcpCubic` (Linux's).
+    pub struct Spec {
+        /// The cubic scaling constant C, segments/s³ (RFC 9438: 0.4).
+        c: f64 = 0.4, Rule::left_open(0.0, 100.0).unit("segments/s³");
+        /// β_cubic, the multiplicative decrease factor (RFC 9438 §4.6: 0.7).
+        beta: f64 = 0.7, Rule::open(0.0, 1.0);
+        /// Fast convergence (§4.7): W_max = cwnd·(1 + β)/2 when cwnd < W_max at a signal.
+        fast_convergence: bool = true;
+        /// The Reno-friendly region (§4.3): follow the estimate W_est while it leads W_cubic.
+        reno_friendly: bool = true;
+        /// The window ssthresh = max(β·W, 2) starts from: the data in flight (§4.6's flight_size, as
+        /// `tcp.ssthresh_from` measures it) or `cwnd` (Linux, ns-3).
+        reduce_from: ReduceFrom = ReduceFrom::InFlight, Rule::names(&["in-flight", "cwnd"]);
+        /// The first stage after a timeout: K = 0, W_max = cwnd_epoch (§4.8), or W_max as the timeout's
+        /// reduction set it, K towards it (ns-3 3.44).
+        after_timeout: AfterTimeout = AfterTimeout::Restart, Rule::names(&["restart", "keep-w-max"]);
+        /// The RTT in the target W_cubic(t + RTT): the smoothed RTT (§4.4) or the minimum RTT (Linux's and
+        /// ns-3's `delay_min`).
+        lookahead: Lookahead = Lookahead::Srtt, Rule::names(&["srtt", "min-rtt"]);
+        /// Congestion avoidance's arithmetic: §4.4's per-ACK fraction, or Linux's integer `bictcp_update` as
+        /// ns-3 3.44 carries it.
+        growth: Growth = Growth::Continuous, Rule::names(&["continuous", "whole-segments"]);
+    }
 }
+
+name_params!(AfterTimeout, Lookahead, Growth);
 
 /// `growth`: the arithmetic of congestion avoidance.
 #[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,21 +105,6 @@ pub enum Lookahead {
     MinRtt,
 }
 
-impl Default for Spec {
-    fn default() -> Self {
-        Spec {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
-            reno_friendly: true,
-            reduce_from: ReduceFrom::InFlight,
-            after_timeout: AfterTimeout::Restart,
-            lookahead: Lookahead::Srtt,
-            growth: Growth::Continuous,
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct Cubic {
     spec: Spec,
@@ -141,10 +133,8 @@ pub struct Cubic {
 
 impl Controller for Cubic {
     type Spec = Spec;
-    fn from_spec(s: &Spec, field: &str, _: Rng) -> Result<Self, ScenarioError> {
-        let f = |p: &str| format!("{field}.{p}");
-        check(&f("c"), s.c > 0.0 && s.c <= 100.0, "in (0, 100] segments/s³", s.c)?;
-        check(&f("beta"), s.beta > 0.0 && s.beta < 1.0, "in (0, 1)", s.beta)?;
+    fn from_spec(s: &Spec, _field: &str, _: Rng) -> Result<Self, ScenarioError> {
+        // Every range is declared (and checked by the registry).
         let alpha_reno = 3.0 * (1.0 - s.beta) / (1.0 + s.beta);
         Ok(Cubic {
             spec: s.clone(),
@@ -308,7 +298,7 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::test_context;
+    use crate::tcp::cc::{test_context, CcSpec};
     use crate::tcp::rtt::{RtoBounds, RttEstimator};
     use crate::time::from_secs;
 
@@ -636,8 +626,10 @@ mod tests {
 
     #[test]
     fn bad_parameters_name_the_field() {
-        let e =
-            |s: Spec| Cubic::from_spec(&s, "flows[0].tcp.congestion_control", Rng::new(1, 1)).unwrap_err();
+        let e = |s: Spec| {
+            let field = "flows[0].tcp.congestion_control";
+            CcSpec::Cubic(s).build(field, Rng::new(1, 1)).unwrap_err()
+        };
         assert_eq!(e(Spec { c: 0.0, ..Spec::default() }).field, "flows[0].tcp.congestion_control.c");
         assert_eq!(e(Spec { c: f64::NAN, ..Spec::default() }).field, "flows[0].tcp.congestion_control.c");
         assert_eq!(e(Spec { beta: 1.0, ..Spec::default() }).field, "flows[0].tcp.congestion_control.beta");

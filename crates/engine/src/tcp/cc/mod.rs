@@ -7,8 +7,9 @@
 //! Loss recovery itself (RFC 6582 / RFC 6675) stays in the sender: controllers decide how much to grow, how
 //! far to back off, how fast to pace, and what to write on each packet.
 //!
-//! Adding a controller: a file here implementing [`CongestionControl`] with a serde `Spec` (its parameters,
-//! defaults and checks), and one line in the `controllers!` list below.
+//! Adding a controller: a file here implementing [`CongestionControl`] with a `Spec` declared by
+//! [`params!`](crate::spec::params) (each parameter's name, type, default, range and description, once), and
+//! one line in the `controllers!` list below.
 
 pub mod aimd;
 pub mod cubic;
@@ -24,6 +25,7 @@ pub use whittle::Whittle;
 
 use super::rtt::RttEstimator;
 use crate::rng::Rng;
+use crate::spec::params::Params;
 use crate::spec::{err, from_value, with_tag, ScenarioError};
 use crate::time::Time;
 
@@ -143,10 +145,15 @@ macro_rules! controllers {
                 }
             }
 
-            /// Check the parameters (errors name `field.<param>`) and build a controller for one flow, with
-            /// the flow's own random stream.
+            /// Check the parameters (their declared ranges, then what `from_spec` checks; errors name
+            /// `field.<param>`) and build a controller for one flow, with the flow's own random stream.
             pub fn build(&self, field: &str, rng: Rng) -> Result<AnyCc, ScenarioError> {
-                Ok(match self { $(CcSpec::$variant(s) => AnyCc::$variant(<$ty>::from_spec(s, field, rng)?)),* })
+                Ok(match self {
+                    $(CcSpec::$variant(s) => {
+                        s.check(field)?;
+                        AnyCc::$variant(<$ty>::from_spec(s, field, rng)?)
+                    })*
+                })
             }
 
             /// The controller's name as scenarios write it.
@@ -159,6 +166,11 @@ macro_rules! controllers {
                 let params = match self { $(CcSpec::$variant(s) => serde_json::to_value(s)),* };
                 with_tag("kind", self.name(), params)
             }
+        }
+
+        /// Every controller's parameter reference ([`Params::describe`]), by name.
+        pub fn describe_controllers() -> Vec<(&'static str, serde_json::Value)> {
+            vec![$(($name, <<$ty as Controller>::Spec as Params>::describe())),*]
         }
 
         impl Default for CcSpec {
@@ -179,9 +191,11 @@ macro_rules! controllers {
 
 /// A controller built from its scenario table.
 pub trait Controller: CongestionControl + Sized {
-    /// Its parameters as a scenario writes them (`Default` gives the defaults).
-    type Spec: Default + Clone + std::fmt::Debug + serde::de::DeserializeOwned + serde::Serialize;
-    /// Check `spec` (errors name `field.<param>`) and build; `rng` is the flow's own stream.
+    /// Its parameters as a scenario writes them, declared with `params!` (defaults, ranges, reference).
+    type Spec: Params + Clone + std::fmt::Debug + serde::de::DeserializeOwned;
+    /// Build from a table whose declared ranges [`Params::check`] has already checked (the registry,
+    /// [`CcSpec::build`], does), checking what the declaration cannot (errors name `field.<param>`); `rng`
+    /// is the flow's own stream.
     fn from_spec(spec: &Self::Spec, field: &str, rng: Rng) -> Result<Self, ScenarioError>;
 }
 

@@ -4,16 +4,17 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Window};
 use crate::rng::Rng;
+use crate::spec::params::params;
 use crate::spec::ScenarioError;
-use serde::Deserialize;
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno;
 
-/// `{ kind = "newreno" }` takes no parameters.
-#[derive(Deserialize, serde::Serialize, Debug, Clone, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Spec {}
+params! {
+    /// NewReno (RFC 5681 §3.1 growth, as ns-3's `TcpNewReno`; RFC 6582 / RFC 6675 recovery in the sender):
+    /// `ssthresh = max(in flight / 2, 2)` on every congestion signal. No parameters.
+    pub struct Spec {}
+}
 
 impl Controller for NewReno {
     type Spec = Spec;

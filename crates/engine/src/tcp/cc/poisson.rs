@@ -25,6 +25,7 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
+use crate::spec::params::{name_params, params};
 use crate::spec::ScenarioError;
 use crate::time::{from_secs, to_secs, Time};
 use serde::Deserialize;
@@ -40,20 +41,21 @@ pub enum RttChoice {
     Smoothed,
 }
 
-/// `{ kind = "poisson", rtt = "min", window_limited = false, slow_start = true }`.
-#[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    pub rtt: RttChoice,
-    /// Whether a packet may leave only if the window allows it (false: §2.3, the window may be exceeded).
-    pub window_limited: bool,
-    /// TCP's slow start below `ssthresh` (true) or §2.3's pure `W + 1/W` growth (false).
-    pub slow_start: bool,
-}
+name_params!(RttChoice);
 
-impl Default for Spec {
-    fn default() -> Self {
-        Spec { rtt: RttChoice::Min, window_limited: false, slow_start: true }
+params! {
+    /// Poisson-injection TCP (Enachescu et al. 2005 §2.3, the traffic of Theorem 1): AIMD with W ≤
+    /// `tcp.max_window`, packets sent as a Poisson process of rate W / RTT from the flow's own stream.
+    pub struct Spec {
+        /// The RTT of the rate W / RTT: the smallest sample (§2.3's propagation RTT) or SRTT (RFC 6298,
+        /// queueing included).
+        rtt: RttChoice = RttChoice::Min, Rule::names(&["min", "smoothed"]);
+        /// Send only what the window allows (true), or a packet at every epoch whatever is in flight (§2.3:
+        /// the model "can result in the window size being violated").
+        window_limited: bool = false;
+        /// TCP's slow start below ssthresh (true; App. I: "can only lead to better bounds"), or §2.3's pure
+        /// W + 1/W growth per ACK (false).
+        slow_start: bool = true;
     }
 }
 

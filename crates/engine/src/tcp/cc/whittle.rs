@@ -20,6 +20,7 @@
 
 use super::{reno_growth, CcContext, CongestionControl, Controller, Signal, Window};
 use crate::rng::Rng;
+use crate::spec::params::{params, Kind, ParamValue};
 use crate::spec::{check, err, ScenarioError};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::Arc;
@@ -73,21 +74,26 @@ impl<'de> Deserialize<'de> for IndexTable {
     }
 }
 
-/// `{ kind = "whittle", gamma = 0.5, max_window = 30, index = [0.69, 0.50, ...] }`.
-#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct Spec {
-    /// The decrease factor γ, in [0, 1).
-    pub gamma: f64,
-    /// N: the largest window (default: the table's length).
-    pub max_window: Option<u32>,
-    /// ν(1), ..., ν(N).
-    pub index: IndexTable,
+impl ParamValue for IndexTable {
+    const KIND: Kind = Kind::Table;
 }
 
-impl Default for Spec {
-    fn default() -> Self {
-        Spec { gamma: 0.5, max_window: None, index: IndexTable::default() }
+params! {
+    /// The index policy's sender (Avrachenkov, Ayesta, Doncel & Jacko 2013, Sec. 4.1 eqs. (1)–(2), Sec. 7):
+    /// NewReno growth capped at N, `ssthresh = max(⌊γ·cwnd⌋, 1)`, each packet tagged with ν(window).
+    pub struct Spec {
+        /// The decrease factor γ of eq. (2) on every congestion signal (γ = 1/2 is NewReno; 0 restarts from
+        /// one segment).
+        gamma: f64 = 0.5, Rule::right_open(0.0, 1.0);
+        /// N, the largest window (eq. (1)); default: the index's length. Not `tcp.max_window`.
+        max_window: Option<u32> = None, Rule::closed(1.0, MAX_N as f64).unit("segments").and_context(
+            "the index's length"
+        );
+        /// ν(1), …, ν(N): the Whittle index of each window (*required*; `"whittle"` with `alpha`, `beta` and
+        /// `reward` through the Python package, `bufferlab.models.whittle`).
+        index: IndexTable = IndexTable::default(), Rule::context(
+            "required: one finite value per window 1..N, at most 2^20 (N = max_window if given)"
+        );
     }
 }
 
@@ -108,9 +114,10 @@ impl Whittle {
 
 impl Controller for Whittle {
     type Spec = Spec;
+    /// `gamma` and `max_window` are declared (and checked by the registry); the index is checked here,
+    /// against `max_window`.
     fn from_spec(s: &Spec, field: &str, _: Rng) -> Result<Self, ScenarioError> {
         let f = |p: &str| format!("{field}.{p}");
-        check(&f("gamma"), s.gamma >= 0.0 && s.gamma < 1.0, "in [0, 1)", s.gamma)?;
         let table = &s.index.0;
         if table.is_empty() {
             return err(
@@ -119,7 +126,6 @@ impl Controller for Whittle {
             );
         }
         if let Some(n) = s.max_window {
-            check(&f("max_window"), (1..=MAX_N).contains(&n), "in [1, 2^20] segments", n)?;
             check(
                 &f("index"),
                 table.len() == n as usize,
@@ -155,7 +161,7 @@ impl CongestionControl for Whittle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::test_context;
+    use crate::tcp::cc::{test_context, CcSpec};
     use crate::tcp::rtt::RttEstimator;
 
     /// A table whose values tell the windows apart: ν(n) = 1/n.
@@ -218,7 +224,8 @@ mod tests {
 
     #[test]
     fn bad_parameters_name_the_field() {
-        let field = |s: Spec| Whittle::from_spec(&s, "flows[1].tcp.congestion_control", Rng::new(1, 1)).err();
+        let field =
+            |s: Spec| CcSpec::Whittle(s).build("flows[1].tcp.congestion_control", Rng::new(1, 1)).err();
         let f = |p: &str| Some(format!("flows[1].tcp.congestion_control.{p}"));
         assert_eq!(field(spec(1.0, 4)).map(|e| e.field), f("gamma"));
         assert_eq!(field(spec(-0.1, 4)).map(|e| e.field), f("gamma"));
