@@ -3,6 +3,7 @@
 //! depends on serde alone, so the disciplines, the controllers, the trace and the scenario all build on it.
 
 pub mod params;
+pub(crate) mod registry;
 mod strict;
 
 use serde::de::DeserializeOwned;

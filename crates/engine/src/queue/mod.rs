@@ -6,10 +6,10 @@
 //! already queued (Global Notifier, the index policy), change its own limit, ask for a timer (BLUE, ARED,
 //! ODT/OB) through [`QueueDisc::next_timer`], and be told how many flows are active through it.
 //!
-//! Each discipline's file holds its scenario table (`Spec`: parameters, defaults), its checks and its
-//! construction from a [`QueueContext`] (link rate, packet size, configured flow count, its own random
-//! stream), so the topology never names a discipline. Adding one is a new file implementing [`Discipline`]
-//! and one line in the `disciplines!` list below.
+//! Each discipline's file holds its scenario table (`Spec`, declared with `params!`: parameters, defaults,
+//! ranges), the checks the ranges cannot make and its construction from a [`QueueContext`] (link rate,
+//! packet size, configured flow count, its own random stream), so the topology never names a discipline. Adding one is a new file implementing [`Discipline`]
+//! and one line in the `registry!` list below.
 
 pub mod ared;
 pub mod blue;
@@ -28,7 +28,8 @@ pub mod red;
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
 use crate::spec::params::{Params, Rule};
-use crate::spec::{check, err, from_value, with_tag, ScenarioError};
+use crate::spec::registry::registry;
+use crate::spec::{check, err, ScenarioError};
 use crate::time::Time;
 use crate::units::Bytes;
 use serde::de::DeserializeOwned;
@@ -300,66 +301,10 @@ pub fn resolve_limit(
     }
 }
 
-macro_rules! disciplines {
-    ($($variant:ident, $name:literal => $ty:ident),* $(,)?) => {
-        /// A discipline's table from a scenario, parsed but not yet built.
-        #[derive(Debug, Clone)]
-        pub enum QueueSpec { $($variant(<$ty as Discipline>::Spec)),* }
-
-        /// Static dispatch over the disciplines, so the hot path pays no virtual call.
-        pub enum AnyQueue { $($variant($ty)),* }
-
-        /// The names a scenario may give as `discipline`.
-        pub const DISCIPLINES: &[&str] = &[$($name),*];
-
-        impl QueueSpec {
-            /// Parse a queue table (`{ discipline = "red", ... }`) at scenario field `field`.
-            pub fn parse(value: &serde_json::Value, field: &str) -> Result<QueueSpec, ScenarioError> {
-                let Some(table) = value.as_object() else {
-                    return err(field, "expected a table such as { discipline = \"droptail\", limit = 100 }");
-                };
-                let mut rest = table.clone();
-                let name = match rest.remove("discipline") {
-                    Some(serde_json::Value::String(s)) => s,
-                    _ => return err(&format!("{field}.discipline"),
-                        format!("required: one of {}", DISCIPLINES.join(", "))),
-                };
-                let rest = serde_json::Value::Object(rest);
-                match name.as_str() {
-                    $($name => Ok(QueueSpec::$variant(from_value(rest, field)?)),)*
-                    other => err(&format!("{field}.discipline"),
-                        format!("unknown discipline {other:?}: expected one of {}", DISCIPLINES.join(", "))),
-                }
-            }
-
-            /// Check the parameters (their declared ranges, then against the port) and build the discipline.
-            pub fn build(&self, ctx: QueueContext) -> Result<AnyQueue, ScenarioError> {
-                Ok(match self { $(QueueSpec::$variant(s) => AnyQueue::$variant($ty::from_spec(s, ctx)?)),* })
-            }
-
-            pub fn name(&self) -> &'static str {
-                match self { $(QueueSpec::$variant(_) => $name),* }
-            }
-
-            /// The table with every parameter, defaults filled in (`discipline` first).
-            pub fn to_json(&self) -> serde_json::Value {
-                let params = match self { $(QueueSpec::$variant(s) => serde_json::to_value(s)),* };
-                with_tag("discipline", self.name(), params)
-            }
-        }
-
-        /// Every discipline's parameter reference ([`Params::describe`]), by name.
-        pub fn describe_disciplines() -> Vec<(&'static str, serde_json::Value)> {
-            vec![$(($name, <<$ty as Discipline>::Spec as Params>::describe())),*]
-        }
-
-        macro_rules! each_queue {
-            ($self_:ident, $q:ident => $e:expr) => { match $self_ { $(AnyQueue::$variant($q) => $e),* } };
-        }
-    };
-}
-
-disciplines! {
+registry! {
+    /// A discipline's table from a scenario, parsed but not yet built.
+    spec QueueSpec: Discipline, any AnyQueue, names DISCIPLINES, tag "discipline",
+    describe describe_disciplines, each each_queue, build build_queue, fold fold_queues;
     Droptail, "droptail" => DropTail,
     Red, "red" => Red,
     Ared, "ared" => Ared,
@@ -372,6 +317,36 @@ disciplines! {
     Codel, "codel" => CoDel,
     FqCodel, "fq-codel" => FqCoDel,
     Pie, "pie" => Pie,
+}
+
+impl QueueSpec {
+    /// Parse a queue table (`{ discipline = "red", ... }`) at scenario field `field`.
+    pub fn parse(value: &serde_json::Value, field: &str) -> Result<QueueSpec, ScenarioError> {
+        let Some(table) = value.as_object() else {
+            return err(field, "expected a table such as { discipline = \"droptail\", limit = 100 }");
+        };
+        let mut rest = table.clone();
+        let name = match rest.remove("discipline") {
+            Some(serde_json::Value::String(s)) => s,
+            _ => {
+                return err(
+                    &format!("{field}.discipline"),
+                    format!("required: one of {}", DISCIPLINES.join(", ")),
+                )
+            }
+        };
+        QueueSpec::from_table(&name, serde_json::Value::Object(rest), field).unwrap_or_else(|| {
+            err(
+                &format!("{field}.discipline"),
+                format!("unknown discipline {name:?}: expected one of {}", DISCIPLINES.join(", ")),
+            )
+        })
+    }
+
+    /// Check the parameters (their declared ranges, then against the port) and build the discipline.
+    pub fn build(&self, ctx: QueueContext) -> Result<AnyQueue, ScenarioError> {
+        Ok(build_queue!(self, s, T => T::from_spec(s, ctx)?))
+    }
 }
 
 impl QueueDisc for AnyQueue {

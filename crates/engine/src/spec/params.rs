@@ -1,4 +1,4 @@
-//! Each parameter of a discipline, a controller or `[tcp]` declared once, in a [`params!`] block: its
+//! Each parameter of a discipline, a controller or `[tcp]` declared once, in a `params!` block: its
 //! name, type, default, allowed range and one-line description. From that one declaration come the struct
 //! a scenario table deserializes into, its `Default`, its range checks with field-named errors
 //! ([`Params::check`]), and the parameter reference ([`Params::describe`]) behind `bufferlab describe`
@@ -293,7 +293,7 @@ impl Param {
     }
 }
 
-/// A table of declared parameters (made by [`params!`]).
+/// A table of declared parameters (made by `params!`).
 pub trait Params: Default + serde::Serialize {
     /// The parameters, in declaration order.
     const PARAMS: &'static [Param];

@@ -9,7 +9,7 @@
 //!
 //! Adding a controller: a file here implementing [`CongestionControl`] with a `Spec` declared by
 //! [`params!`](crate::spec::params) (each parameter's name, type, default, range and description, once), and
-//! one line in the `controllers!` list below.
+//! one line in the `registry!` list below.
 
 pub mod aimd;
 pub mod cubic;
@@ -26,7 +26,8 @@ pub use whittle::Whittle;
 use super::rtt::RttEstimator;
 use crate::rng::Rng;
 use crate::spec::params::Params;
-use crate::spec::{err, from_value, with_tag, ScenarioError};
+use crate::spec::registry::registry;
+use crate::spec::{err, ScenarioError};
 use crate::time::Time;
 
 /// The congestion window state a controller may change, in segments.
@@ -108,87 +109,6 @@ pub trait CongestionControl {
     }
 }
 
-macro_rules! controllers {
-    ($($variant:ident, $name:literal => $ty:ty),* $(,)?) => {
-        /// A controller's scenario table, parsed: `"newreno"` or `{ kind = "aimd", increase = 0.9, ... }`.
-        #[derive(Debug, Clone)]
-        pub enum CcSpec { $($variant(<$ty as Controller>::Spec)),* }
-
-        /// The congestion controllers a scenario can name.
-        #[derive(Clone, Debug)]
-        pub enum AnyCc { $($variant($ty)),* }
-
-        /// The names a scenario may give.
-        pub const CONTROLLERS: &[&str] = &[$($name),*];
-
-        impl CcSpec {
-            /// Parse `congestion_control` (a name, or a table tagged by `kind`) at scenario field `field`.
-            pub fn parse(value: &serde_json::Value, field: &str) -> Result<CcSpec, ScenarioError> {
-                let (name, rest) = match value {
-                    serde_json::Value::String(s) => (s.clone(), serde_json::json!({})),
-                    serde_json::Value::Object(t) => {
-                        let mut rest = t.clone();
-                        match rest.remove("kind") {
-                            Some(serde_json::Value::String(s)) => (s, serde_json::Value::Object(rest)),
-                            _ => return err(&format!("{field}.kind"),
-                                format!("required: one of {}", CONTROLLERS.join(", "))),
-                        }
-                    }
-                    _ => return err(field, format!(
-                        "expected a name ({}) or a table such as {{ kind = \"aimd\", increase = 0.9 }}",
-                        CONTROLLERS.join(", "))),
-                };
-                match name.as_str() {
-                    $($name => Ok(CcSpec::$variant(from_value(rest, field)?)),)*
-                    other => err(field, format!("unknown congestion control {other:?}: expected one of {}",
-                        CONTROLLERS.join(", "))),
-                }
-            }
-
-            /// Check the parameters (their declared ranges, then what `from_spec` checks; errors name
-            /// `field.<param>`) and build a controller for one flow, with the flow's own random stream.
-            pub fn build(&self, field: &str, rng: Rng) -> Result<AnyCc, ScenarioError> {
-                Ok(match self {
-                    $(CcSpec::$variant(s) => {
-                        s.check(field)?;
-                        AnyCc::$variant(<$ty>::from_spec(s, field, rng)?)
-                    })*
-                })
-            }
-
-            /// The controller's name as scenarios write it.
-            pub fn name(&self) -> &'static str {
-                match self { $(CcSpec::$variant(_) => $name),* }
-            }
-
-            /// The table with every parameter, defaults filled in (`kind` first).
-            pub fn to_json(&self) -> serde_json::Value {
-                let params = match self { $(CcSpec::$variant(s) => serde_json::to_value(s)),* };
-                with_tag("kind", self.name(), params)
-            }
-        }
-
-        /// Every controller's parameter reference ([`Params::describe`]), by name.
-        pub fn describe_controllers() -> Vec<(&'static str, serde_json::Value)> {
-            vec![$(($name, <<$ty as Controller>::Spec as Params>::describe())),*]
-        }
-
-        impl Default for CcSpec {
-            fn default() -> Self {
-                CcSpec::Newreno(Default::default())
-            }
-        }
-
-        macro_rules! each_cc {
-            ($self_:ident, $c:ident => $e:expr) => { match $self_ { $(AnyCc::$variant($c) => $e),* } };
-        }
-
-        /// Whether any controller paces / tags (the sender skips those hooks otherwise).
-        const ANY_PACES: bool = false $(|| <$ty as CongestionControl>::PACES)*;
-        const ANY_TAGS: bool = false $(|| <$ty as CongestionControl>::TAGS)*;
-    };
-}
-
 /// A controller built from its scenario table.
 pub trait Controller: CongestionControl + Sized {
     /// Its parameters as a scenario writes them, declared with `params!` (defaults, ranges, reference).
@@ -199,13 +119,69 @@ pub trait Controller: CongestionControl + Sized {
     fn from_spec(spec: &Self::Spec, field: &str, rng: Rng) -> Result<Self, ScenarioError>;
 }
 
-controllers! {
+registry! {
+    /// A controller's scenario table, parsed: `"newreno"` or `{ kind = "aimd", increase = 0.9, ... }`.
+    spec CcSpec: Controller, any AnyCc(Clone, Debug), names CONTROLLERS, tag "kind",
+    describe describe_controllers, each each_cc, build build_cc, fold fold_controllers;
     Newreno, "newreno" => NewReno,
     Aimd, "aimd" => Aimd,
     Poisson, "poisson" => Poisson,
     Whittle, "whittle" => Whittle,
     Cubic, "cubic" => Cubic,
 }
+
+impl CcSpec {
+    /// Parse `congestion_control` (a name, or a table tagged by `kind`) at scenario field `field`.
+    pub fn parse(value: &serde_json::Value, field: &str) -> Result<CcSpec, ScenarioError> {
+        let (name, rest) = match value {
+            serde_json::Value::String(s) => (s.clone(), serde_json::json!({})),
+            serde_json::Value::Object(t) => {
+                let mut rest = t.clone();
+                match rest.remove("kind") {
+                    Some(serde_json::Value::String(s)) => (s, serde_json::Value::Object(rest)),
+                    _ => {
+                        return err(
+                            &format!("{field}.kind"),
+                            format!("required: one of {}", CONTROLLERS.join(", ")),
+                        )
+                    }
+                }
+            }
+            _ => {
+                return err(
+                    field,
+                    format!(
+                        "expected a name ({}) or a table such as {{ kind = \"aimd\", increase = 0.9 }}",
+                        CONTROLLERS.join(", ")
+                    ),
+                )
+            }
+        };
+        CcSpec::from_table(&name, rest, field).unwrap_or_else(|| {
+            err(
+                field,
+                format!("unknown congestion control {name:?}: expected one of {}", CONTROLLERS.join(", ")),
+            )
+        })
+    }
+
+    /// Check the parameters (their declared ranges, then what `from_spec` checks; errors name
+    /// `field.<param>`) and build a controller for one flow, with the flow's own random stream.
+    pub fn build(&self, field: &str, rng: Rng) -> Result<AnyCc, ScenarioError> {
+        self.check(field)?;
+        Ok(build_cc!(self, s, T => T::from_spec(s, field, rng)?))
+    }
+}
+
+impl Default for CcSpec {
+    fn default() -> Self {
+        CcSpec::Newreno(Default::default())
+    }
+}
+
+/// Whether any controller paces / tags (the sender skips those hooks otherwise).
+const ANY_PACES: bool = fold_controllers!(T => <T as CongestionControl>::PACES);
+const ANY_TAGS: bool = fold_controllers!(T => <T as CongestionControl>::TAGS);
 
 impl CongestionControl for AnyCc {
     const PACES: bool = ANY_PACES;
