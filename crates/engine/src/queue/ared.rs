@@ -84,13 +84,15 @@ params! {
         limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
         /// With `max_th`, or neither: then `max(5, target_delay·C/2)`, C = link rate / (8·`mean_pktsize`)
         /// packets/s.
-        min_th: Option<f64> = None, Rule::closed(0.0, 1e9).unit("packets").and_context("with max_th");
+        min_th: Option<f64> = None,
+            Rule::closed(0.0, 1e9).unit("packets").and_context("with max_th").default_is("max(5, target_delay·C/2)");
         /// With `min_th`, or neither: then `3·min_th`.
-        max_th: Option<f64> = None, Rule::above_field("min_th").unit("packets").and_context("with min_th");
+        max_th: Option<f64> = None,
+            Rule::above_field("min_th").unit("packets").and_context("with min_th").default_is("3·min_th");
         /// The initial `max_p` (0.02 = ns-3's 1/LInterm).
         max_p: f64 = 0.02, Rule::left_open(0.0, 1.0);
         /// `w_q`; default `1 − exp(−1/C)`.
-        weight: Option<f64> = None, Rule::left_open(0.0, 1.0);
+        weight: Option<f64> = None, Rule::left_open(0.0, 1.0).default_is("1 − exp(−1/C)");
         /// The target queueing delay of the automatic thresholds.
         target_delay: Seconds = Seconds(0.005), Rule::closed(1e-6, 3600.0);
         /// The least time between two changes of `max_p` (`update = "arrival"`), or its period (`"timer"`).
@@ -103,7 +105,7 @@ params! {
         top: f64 = 0.5, Rule::left_open(0.0, 1.0);
         /// `max_p` shrinks only while above `bottom`; default (ns-3's) `min(0.01, rtt/C)`, far below the
         /// paper's 0.01 on fast links.
-        bottom: Option<f64> = None, Rule::open(0.0, 1.0).high_field("top");
+        bottom: Option<f64> = None, Rule::open(0.0, 1.0).high_field("top").default_is("min(0.01, rtt/C)");
         /// The round-trip time of the automatic `bottom`.
         rtt: Seconds = Seconds(0.1), Rule::closed(1e-6, 3600.0);
         /// "arrival" (ns-3's: at an arrival, more than `interval` after the last change, from time 0) or
@@ -119,7 +121,7 @@ params! {
         /// Mark ECN-capable packets instead of dropping them early (needs tcp.ecn).
         ecn: bool = false;
         /// As `red`'s; default: the packet size of the flows crossing the port.
-        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0);
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0).default_is("the packet size");
         /// ns-2's `mark_p_`, as `red`'s; default: always mark.
         #[serde(skip_serializing_if = "Option::is_none")]
         mark_p: Option<f64> = None, MARK_P;

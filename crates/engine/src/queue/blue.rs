@@ -58,7 +58,8 @@ params! {
         freeze_time: Seconds = Seconds(0.1), Rule::closed(1e-6, 3600.0);
         /// `L`: an arrival finding more than `L` packets waiting is a congestion event too; default: only
         /// overflow drops are.
-        threshold: Option<u64> = None, Rule::closed(0.0, (1u64 << 40) as f64).unit("packets");
+        threshold: Option<u64> = None,
+            Rule::closed(0.0, (1u64 << 40) as f64).unit("packets").default_is("none: only overflows");
         /// "event" (+δ1 on a congestion event, −δ2 when the link goes idle, one shared clock from time 0:
         /// Feng et al.'s pseudo-code) or "interval" (at the end of every `freeze_time` from the first
         /// arrival: Stanojević & Shorten §5's paraphrase).

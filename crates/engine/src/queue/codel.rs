@@ -44,15 +44,16 @@ params! {
     pub struct Spec {
         /// Packets waiting; default 1000 (Linux's; ns-3's is 1500). An arrival that does not fit is an
         /// `overflow` drop.
-        limit: Option<u64> = None, LIMIT;
+        limit: Option<u64> = None, LIMIT.default_is("1000");
         /// Bytes waiting, instead of `limit`.
         limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
         /// Acceptable standing queue delay (RFC 8289 §4.4: 5 ms).
         target: Seconds = Seconds(0.005), TARGET;
         /// Sliding window of the minimum sojourn time, about a worst-case RTT (§4.3: 100 ms).
         interval: Seconds = Seconds(0.1), INTERVAL;
-        /// maxpacket: no drop while at most this many bytes wait; default: the port's packet size.
-        mtu: Option<Bytes> = None, MTU;
+        /// maxpacket: no drop while at most this many bytes wait after the dequeue; default: the packet size
+        /// of the flows crossing the port.
+        mtu: Option<Bytes> = None, MTU.default_is("the packet size");
         /// CE-mark ECN-capable packets instead of dropping them (needs tcp.ecn).
         ecn: bool = false;
     }

@@ -58,7 +58,7 @@
 //! `forced`, buffer overflows `overflow`.
 
 use super::red::{powi_exact, MARK_P};
-use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT};
+use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::spec::params::{name_params, params, Kind, ParamValue};
@@ -180,13 +180,13 @@ params! {
         /// The threshold exponent: thresholds ∝ N^α (the paper's regime: 0 < α < 1/2).
         alpha: f64 = 0.2, Rule::closed(0.0, 1.0);
         /// Which N scales the thresholds: "configured" (the TCP flows whose route crosses the port), a
-        /// number N, or "live" (the flows active through the port, updated as they start and finish).
+        /// number N, or "live" (the flows active through the port, updated as they start, stop and finish).
         flows: Flows = Flows::Configured, Rule::closed(1.0, 1e9).and_context("or \"configured\", \"live\"");
         /// The EWMA weight of the queue measure: 1 = the instantaneous queue (Table I); below 1, ns-2 RED's
         /// EWMA with its idle correction.
         weight: f64 = 1.0, Rule::left_open(0.0, 1.0);
         /// The buffer: "auto" (⌈`buffer_constant`·N^(α+`epsilon`)⌉ packets, following a live N) or packets.
-        limit: Buffer = Buffer::Auto, LIMIT;
+        limit: Buffer = Buffer::Auto, Rule::closed(1.0, (1u64 << 40) as f64).unit("packets");
         /// ε of the automatic buffer.
         epsilon: f64 = 0.1, Rule::closed(0.0, 1.0);
         /// The constant of the automatic buffer.

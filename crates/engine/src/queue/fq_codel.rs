@@ -78,25 +78,28 @@ params! {
         limit: u64 = 10240, Rule::closed(1.0, (1u64 << 40) as f64).unit("packets");
         /// Flow queues (ns-3 `Flows`, Linux `flows`).
         flows: u32 = 1024, Rule::closed(1.0, 65536.0);
-        /// DRR quantum, bytes per round; default: the port's packet size.
-        quantum: Option<Bytes> = None, Rule::closed(64.0, 1e9);
+        /// DRR quantum, bytes per round; default: the packet size of the flows crossing the port.
+        quantum: Option<Bytes> = None, Rule::closed(64.0, 1e9).default_is("the packet size");
         /// Most packets dropped from the fattest queue at an overflow (ns-3 `DropBatchSize`).
         drop_batch: u32 = 64, Rule::closed(1.0, (1u32 << 20) as f64);
-        /// How packets are spread over the queues: "perturbed" (a salted hash of the 5-tuple, collisions
-        /// possible, as ns-3 and Linux) or "flow" (the flow number modulo `flows`).
+        /// How packets are spread over the queues, by the key 3·flow + kind (data, ACK, datagram):
+        /// "perturbed" (a salted 64-bit mix of the key, collisions possible, as ns-3's and Linux's hash of
+        /// the 5-tuple) or "flow" (the key modulo `flows`).
         hash: Hash = Hash::Perturbed, Rule::names(&["perturbed", "flow"]);
         /// The hash's salt; default: drawn from the port's random stream.
-        perturbation: Option<u32> = None;
+        perturbation: Option<u32> = None,
+            Rule::closed(0.0, u32::MAX as f64).default_is("drawn from the port's random stream");
         /// CoDel's target per queue.
         target: Seconds = Seconds(0.005), TARGET;
         /// CoDel's interval per queue.
         interval: Seconds = Seconds(0.1), INTERVAL;
-        /// CoDel's maxpacket per queue; default: the port's packet size.
-        mtu: Option<Bytes> = None, MTU;
+        /// CoDel's maxpacket per queue; default: the packet size of the flows crossing the port.
+        mtu: Option<Bytes> = None, MTU.default_is("the packet size");
         /// CE-mark instead of CoDel's drops; default on, as ns-3 and Linux (`ecn = true` needs tcp.ecn).
-        ecn: Option<bool> = None;
+        ecn: Option<bool> = None, Rule::ANY.default_is("true");
         /// CE-mark every ECN-capable packet whose sojourn exceeds this; default: never.
-        ce_threshold: Option<Seconds> = None, Rule::closed(0.0, 3600.0).and_context("needs ecn and tcp.ecn");
+        ce_threshold: Option<Seconds> = None,
+            Rule::closed(0.0, 3600.0).and_context("needs ecn and tcp.ecn").default_is("never");
     }
 }
 

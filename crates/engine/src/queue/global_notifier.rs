@@ -103,7 +103,7 @@ params! {
         /// words, read as a slip).
         count: Count = Count::SinceMark, Rule::names(&["since-mark", "since-idle"]);
         /// As `red`'s; default: the packet size of the flows crossing the port.
-        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0);
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0).default_is("the packet size");
     }
 }
 

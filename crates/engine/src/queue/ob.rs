@@ -24,7 +24,7 @@ with_tuning! {
     pub struct Spec {
         /// The physical buffer; default 10,000 packets (the paper's constant-drop-probability runs; OB's
         /// is not stated).
-        limit: Option<u64> = None, LIMIT;
+        limit: Option<u64> = None, LIMIT.default_is("10000");
         /// The physical buffer in bytes, instead of `limit`.
         limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
         /// `t_p(0)`.

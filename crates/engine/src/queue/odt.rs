@@ -25,11 +25,12 @@ with_tuning! {
     pub struct Spec {
         /// The physical buffer S0, the largest `t_S`; default 10,000 packets (packets count as bytes at
         /// the packet size).
-        limit: Option<u64> = None, LIMIT;
+        limit: Option<u64> = None, LIMIT.default_is("10000");
         /// S0 in bytes, instead of `limit`.
         limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
         /// `t_S(0)`; default 10 ms of the link rate (the paper's 100 KB at 10 MB/s).
-        initial_limit_bytes: Option<Bytes> = None, Rule::context("in [one packet, S0]");
+        initial_limit_bytes: Option<Bytes> = None,
+            Rule::context("in [one packet, S0]").default_is("10 ms of the link rate");
     }
 }
 

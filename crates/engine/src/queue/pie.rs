@@ -62,7 +62,7 @@ params! {
     /// at a third of the buffer is not implemented (always active).
     pub struct Spec {
         /// Packets waiting; default 1000 (Linux's). An arrival that does not fit is an `overflow` drop.
-        limit: Option<u64> = None, LIMIT;
+        limit: Option<u64> = None, LIMIT.default_is("1000");
         /// Bytes waiting, instead of `limit`.
         limit_bytes: Option<Bytes> = None, LIMIT_BYTES;
         /// QDELAY_REF, the latency target.
@@ -94,7 +94,7 @@ params! {
         ecn_threshold: f64 = 0.1, Rule::closed(0.0, 1.0);
         /// MEAN_PKTSIZE: no random drop while at most 2·mean_pktsize bytes wait (§4.1); default: the packet
         /// size of the flows crossing the port.
-        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 1e9);
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 1e9).default_is("the packet size");
         /// Scale an arrival's probability by its size over `mean_pktsize` (Appendix B).
         scale_by_size: bool = false;
     }

@@ -65,7 +65,7 @@ params! {
         ecn: bool = false;
         /// The packet size of the idle-time correction; default: the packet size of the flows crossing
         /// the port.
-        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0);
+        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0).default_is("the packet size");
         /// ns-2's `mark_p_` with `use_mark_p_` (0.1 in ns-2 >= 2.30): with `ecn`, an early decision marks
         /// only while p_b < `mark_p` and drops at p_b >= `mark_p`; default: always mark. Not in ns-3.
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -163,7 +163,8 @@ params! {
         /// The initial window (RFC 6928's 10 segments).
         initial_window: f64 = engine().initial_window, Rule::closed(1.0, 1e6).unit("segments");
         /// W_max, a cap on packets in flight (the receiver's window); default: unlimited.
-        max_window: Option<u64> = None, Rule::closed(1.0, (1u64 << 30) as f64).unit("segments");
+        max_window: Option<u64> = None,
+            Rule::closed(1.0, (1u64 << 30) as f64).unit("segments").default_is("unlimited");
         /// The least retransmission timeout (RFC 6298 §2.4).
         min_rto: Seconds = secs(engine().rto.min), Rule::closed(1e-6, 3600.0);
         /// The timeout before any RTT sample (RFC 6298 §2.1).

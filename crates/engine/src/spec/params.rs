@@ -189,12 +189,22 @@ pub struct Rule {
     pub names: &'static [&'static str],
     /// A rule checked where the table is built, in words.
     pub context: &'static str,
+    /// The default in words, when it is decided where the table is built (`None` in the struct).
+    pub default: &'static str,
 }
 
 impl Rule {
     /// Anything its type holds.
-    pub const ANY: Rule =
-        Rule { low: None, high: None, low_open: false, high_open: false, unit: "", names: &[], context: "" };
+    pub const ANY: Rule = Rule {
+        low: None,
+        high: None,
+        low_open: false,
+        high_open: false,
+        unit: "",
+        names: &[],
+        context: "",
+        default: "",
+    };
 
     /// `[low, high]`.
     pub const fn closed(low: f64, high: f64) -> Rule {
@@ -238,6 +248,11 @@ impl Rule {
     /// Checked where the table is built (against the port, the flows or other tables), as `text` says.
     pub const fn context(text: &'static str) -> Rule {
         Rule { context: text, ..Rule::ANY }
+    }
+    /// The default, in words, of a parameter left `None` in the struct and decided where the table is
+    /// built (`"the port's packet size"`).
+    pub const fn default_is(self, text: &'static str) -> Rule {
+        Rule { default: text, ..self }
     }
     /// A range and a context rule besides (a limit in `[1, 2^40]` that must also hold a packet).
     pub const fn and_context(self, text: &'static str) -> Rule {
@@ -336,7 +351,11 @@ pub trait Params: Default + serde::Serialize {
                 json!({
                     "name": p.name,
                     "kind": p.kind.as_str(),
-                    "default": default_text(&value, p.kind),
+                    "default": if p.rule.default.is_empty() {
+                        default_text(&value, p.kind)
+                    } else {
+                        p.rule.default.to_string()
+                    },
                     "default_value": value,
                     "range": p.rule.range_text(p.kind),
                     "names": p.rule.names,
