@@ -1,15 +1,13 @@
-"""``bufferlab advise`` and the ``model`` sub-command registration (bufferlab.models.cli / advisor)."""
+"""``bufferlab advise`` (bufferlab.commands.advise / bufferlab.models.advisor)."""
 
 from __future__ import annotations
 
 import json
-import sys
-import types
 
 import pytest
 
 from bufferlab.cli import build_parser, main
-from bufferlab.models import advisor
+from bufferlab.models import advisor, eun_wang
 from bufferlab.models.enachescu import fixed_point, theorem1_buffer
 from bufferlab.models.queueing import md1k_loss, mm1k_loss
 
@@ -18,16 +16,14 @@ ARGS = ["advise", "--capacity", "10Gbps", "--flows", "5000", "--rtt", "100ms"]
 
 @pytest.fixture
 def fake_eun_wang(monkeypatch):
-    """Stand-in for bufferlab.models.eun_wang exposing predict_for_advisor (keeps these tests fast)."""
-    mod = types.ModuleType("bufferlab.models.eun_wang")
+    """A stand-in for bufferlab.models.eun_wang.predict_for_advisor (keeps these tests fast)."""
     calls = []
 
     def predict_for_advisor(flows, capacity_pkts_per_s, rtt_s, packet_size_bytes):
         calls.append((flows, capacity_pkts_per_s, rtt_s, packet_size_bytes))
         return {"buffer_pkts": 154.0, "utilization": 0.987, "loss": 1.5e-4}
 
-    mod.predict_for_advisor = predict_for_advisor
-    monkeypatch.setitem(sys.modules, "bufferlab.models.eun_wang", mod)
+    monkeypatch.setattr(eun_wang, "predict_for_advisor", predict_for_advisor)
     return calls
 
 
@@ -74,8 +70,7 @@ def test_advise_table(capsys, fake_eun_wang):
 
 
 def test_advise_without_eun_wang_function(capsys, monkeypatch):
-    name = "bufferlab.models.eun_wang"
-    monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.delattr(eun_wang, "predict_for_advisor")
     assert main(ARGS + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     models = [p["model"] for p in _rules(data)["eun-wang"]["predictions"]]

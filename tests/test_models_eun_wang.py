@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from bufferlab.commands import model
 from bufferlab.errors import BufferLabError
 from bufferlab.models import eun_wang as ew
 
@@ -336,7 +337,7 @@ def test_bad_parameters_advisor_and_queues():
 def test_cli_table_json_and_plots(tmp_path, capsys):
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()
-    ew.register_cli(sub)
+    model.register_eun_wang(sub)
     args = parser.parse_args(["eun-wang", "--flows", "100", "1000", "--capacity-per-flow", "50",
                               "--marking", "red1", "--alpha", "0.2", "--rounds", "400", "--seeds", "2"])
     assert args.func(args) == 0

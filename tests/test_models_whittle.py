@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 
+from bufferlab.commands import model
 from bufferlab.errors import BufferLabError
 from bufferlab.models import whittle as wh
 from bufferlab.models.whittle import (
@@ -489,7 +490,7 @@ def test_bad_parameters(kwargs, pattern):
 
 def _parser():
     parser = argparse.ArgumentParser(prog="bufferlab model")
-    wh.register_cli(parser.add_subparsers(dest="model"))
+    model.register_whittle(parser.add_subparsers(dest="model"))
     return parser
 
 

@@ -8,9 +8,10 @@ import json
 
 import pytest
 
+from bufferlab.commands import validate
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import cache as cache_mod
-from bufferlab.validation import cli, compare, ns3sim
+from bufferlab.validation import compare, ns3sim
 from bufferlab.validation.cache import Ns3RunCache
 
 pytest.importorskip("pandas")
@@ -99,14 +100,14 @@ def fake_validate(tmp_path, monkeypatch, **over):
 
 def test_validate_reads_back_what_an_earlier_run_stored(tmp_path, monkeypatch, capsys):
     sims, args = fake_validate(tmp_path, monkeypatch)
-    assert cli.handler(args) == 0
+    assert validate.handler(args) == 0
     assert sims.ns3_seeds == [1, 2, 3]
     report = (tmp_path / "out" / "report.md").read_text()
-    assert cli.handler(args) == 0
+    assert validate.handler(args) == 0
     assert sims.ns3_seeds == [1, 2, 3] and "3 ns-3 runs read back" in capsys.readouterr().err
     strip = lambda text: [ln for ln in text.splitlines() if not ln.startswith("Generated ")]  # noqa: E731
     assert strip((tmp_path / "out" / "report.md").read_text()) == strip(report)
-    assert cli.handler(argparse.Namespace(**{**vars(args), "fresh": True})) == 0
+    assert validate.handler(argparse.Namespace(**{**vars(args), "fresh": True})) == 0
     assert sims.ns3_seeds == [1, 2, 3, 1, 2, 3]
 
 
@@ -114,9 +115,9 @@ def test_reports_that_share_a_runs_directory_share_their_runs(tmp_path, monkeypa
     shared = tmp_path / "shared-runs"
     sims, args = fake_validate(tmp_path, monkeypatch, out=str(tmp_path / "a"), replications=2,
                                runs=str(shared))
-    assert cli.handler(args) == 0
+    assert validate.handler(args) == 0
     more = argparse.Namespace(**{**vars(args), "out": str(tmp_path / "b"), "replications": 4})
-    assert cli.handler(more) == 0
+    assert validate.handler(more) == 0
     assert sims.ns3_seeds == [1, 2, 3, 4]  # seeds 1 and 2 came from the first report's runs
     assert f"2 ns-3 runs read back from {shared}" in capsys.readouterr().err
     assert not (tmp_path / "a" / "runs").exists() and len(list(shared.glob("fake/seed-*.json"))) == 4

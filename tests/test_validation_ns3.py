@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import bufferlab
+from bufferlab.commands import validate
 from bufferlab.errors import BufferLabError
-from bufferlab.validation import cli, compare, ns3sim
+from bufferlab.validation import compare, ns3sim, report
 
 ROOT = Path(__file__).resolve().parents[1]
 LIKE_NS3 = {"ssthresh_from": "pipe", "rto_backoff": "new-ack", "ca_increase": "whole-bytes",
@@ -559,7 +560,7 @@ def test_validate_without_ns3_exits_2(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(ns3sim, "ns3_available", lambda: False)
     args = argparse.Namespace(scenarios=[str(ROOT / "validation/scenarios/v03-10flows-droptail-0.5bdp.toml")],
                               quick=False, out=str(tmp_path), ns3_only=False, isolate=False)
-    assert cli.handler(args) == 2
+    assert validate.handler(args) == 2
     assert "ns-3 is not installed" in capsys.readouterr().err
 
 
@@ -567,7 +568,7 @@ def test_validate_bad_file():
     args = argparse.Namespace(scenarios=["/nonexistent.toml"], quick=False, out="x", ns3_only=False,
                               isolate=False)
     with pytest.raises(BufferLabError, match="scenario file not found: /nonexistent.toml"):
-        cli.handler(args)
+        validate.handler(args)
 
 
 def validate_cli(capsys, *argv):
@@ -637,29 +638,29 @@ def test_matrix_scenarios_translate():
 
 
 def test_replications_by_flow_count():
-    assert cli.replications_for(10, None) == 10
-    assert cli.replications_for(100, None) == 3
-    assert cli.replications_for(1000, 1) == 1
+    assert validate.replications_for(10, None) == 10
+    assert validate.replications_for(100, None) == 3
+    assert validate.replications_for(1000, 1) == 1
     # Several groups below 100 flows: Jain's index of a 5-flow group needs 20 seeds.
-    assert cli.replications_for(10, None, groups=2) == 20
-    assert cli.replications_for(200, None, groups=2) == 3
+    assert validate.replications_for(10, None, groups=2) == 20
+    assert validate.replications_for(200, None, groups=2) == 3
     with pytest.raises(BufferLabError, match="--replications"):
-        cli.replications_for(10, 0)
-    assert cli.flow_count(parking_lot()) == (10, 3)
+        validate.replications_for(10, 0)
+    assert validate.flow_count(parking_lot()) == (10, 3)
 
 
 def test_report_describes_networks(tmp_path):
     cfg = ns3sim.translate(two_way())
-    text = cli.describe_network(cfg)
+    text = report.describe_network(cfg)
     assert "east (R0→R1, 10 Mb/s, 5 ms, droptail 50 packets)" in text
     assert "westbound (2 flows over west, ACKs over east, RTT 60 ms, delayed ACK)" in text
-    assert cli.describe_network(ns3sim.translate(scenario())) == ""
+    assert report.describe_network(ns3sim.translate(scenario())) == ""
 
 
 def test_report_links_the_mapping_from_its_own_directory(monkeypatch):
     monkeypatch.chdir(ROOT)
-    assert cli._mapping_link(ROOT / "docs" / "validation") == "ns3-mapping.md"
-    assert cli._mapping_link(ROOT / "docs" / "validation" / "modern") == "../ns3-mapping.md"
+    assert report._mapping_link(ROOT / "docs" / "validation") == "ns3-mapping.md"
+    assert report._mapping_link(ROOT / "docs" / "validation" / "modern") == "../ns3-mapping.md"
 
 
 # ---------------------------------------------------------------------------------------- real ns-3
@@ -822,6 +823,6 @@ def test_every_engine_mechanism_is_checked_or_listed_as_not_checkable():
     mapped = set(ns3sim.NS3_QUEUE_DISCS) | set(ns3sim.NS3_CONGESTION_CONTROL)
     for name in [*disciplines, *controllers]:
         assert (name in mapped) != (name in ns3sim.NS3_CANNOT_CHECK), name
-    text = "\n".join(cli.cannot_check_markdown())
+    text = "\n".join(report.cannot_check_markdown())
     assert "| discipline `global-notifier` | no Global Notifier in ns-3 |" in text
     assert "`codel`" in text.split("\n")[2] and "nothing listed" not in text

@@ -6,8 +6,9 @@ import argparse
 
 import pytest
 
+from bufferlab.commands import validate
 from bufferlab.errors import BufferLabError
-from bufferlab.validation import cli, compare, ns3sim
+from bufferlab.validation import compare, ns3sim
 from bufferlab.validation.cache import Ns3RunCache
 from bufferlab.validation.pool import Ns3Pool, check_jobs
 
@@ -49,7 +50,7 @@ def test_validate_rejects_bad_jobs_before_running(tmp_path, monkeypatch):
     args = argparse.Namespace(scenarios=[], quick=True, out=str(tmp_path), ns3_only=False, isolate=False,
                               replications=None, max_replications=None, time_budget=None, jobs=0)
     with pytest.raises(BufferLabError, match=r"--jobs must be a whole number >= 1 \(got 0\)"):
-        cli.handler(args)
+        validate.handler(args)
     assert not (tmp_path / "report.md").exists()
 
 

@@ -9,8 +9,9 @@ import types
 
 import pytest
 
+from bufferlab.commands import validate
 from bufferlab.errors import BufferLabError
-from bufferlab.validation import cli, compare, ns3sim
+from bufferlab.validation import compare, ns3sim, report
 
 pd = pytest.importorskip("pandas")
 
@@ -293,7 +294,7 @@ def test_validate_exits_1_on_inconclusive_and_reports_intervals(monkeypatch, tmp
                     '[tcp]\nssthresh_from = "pipe"\nrto_backoff = "new-ack"\n')
     args = argparse.Namespace(scenarios=[str(path)], quick=False, out=str(tmp_path / "out"), ns3_only=False,
                               isolate=False, replications=None, max_replications=6, time_budget=None)
-    assert cli.handler(args) == 1
+    assert validate.handler(args) == 1
     assert seen["max_replications"] == 6 and seen["reps"] == 10 and seen["time_budget_s"] is None
     assert "INCONCLUSIVE at the replication cap (not a pass): fake" in capsys.readouterr().err
     report = (tmp_path / "out" / "report.md").read_text()
@@ -303,7 +304,7 @@ def test_validate_exits_1_on_inconclusive_and_reports_intervals(monkeypatch, tmp
     assert '"replications": 6' in saved and "NaN" not in saved
     bad = argparse.Namespace(**{**vars(args), "max_replications": None, "time_budget": -1.0})
     with pytest.raises(BufferLabError, match="--time-budget must be a positive number of seconds"):
-        cli.handler(bad)
+        validate.handler(bad)
 
 
 def test_matrix_covers_the_buffer_sizing_regimes():
@@ -339,16 +340,16 @@ def test_matrix_covers_the_buffer_sizing_regimes():
 
 
 def test_replication_caps_by_scenario_name() -> None:
-    default, caps = cli.replication_caps(["30", "v04=300", "v1=20", "v14=120"])
+    default, caps = validate.replication_caps(["30", "v04=300", "v1=20", "v14=120"])
     assert default == 30 and caps == {"v04": 300, "v1": 20, "v14": 120}
-    assert cli.cap_for("v04-10flows", default, caps) == 300
-    assert cli.cap_for("v14-parking-lot", default, caps) == 120  # the longest prefix wins
-    assert cli.cap_for("v17-codel", default, caps) == 20
-    assert cli.cap_for("v21-cubic", default, caps) == 30
-    assert cli.replication_caps(None) == (None, {}) and cli.replication_caps(12) == (12, {})
+    assert validate.cap_for("v04-10flows", default, caps) == 300
+    assert validate.cap_for("v14-parking-lot", default, caps) == 120  # the longest prefix wins
+    assert validate.cap_for("v17-codel", default, caps) == 20
+    assert validate.cap_for("v21-cubic", default, caps) == 30
+    assert validate.replication_caps(None) == (None, {}) and validate.replication_caps(12) == (12, {})
     for bad in (["x"], ["v04="], ["=5"], ["0"], ["v04=0"]):
         with pytest.raises(BufferLabError, match="max-replications"):
-            cli.replication_caps(bad)
+            validate.replication_caps(bad)
 
 
 def test_the_report_gives_the_window_timeouts_by_cause() -> None:
@@ -358,7 +359,7 @@ def test_the_report_gives_the_window_timeouts_by_cause() -> None:
     comp = compare.Comparison(name="x", scenario={},
                               engine=side(3.0, lost_retransmission=1.0, insufficient_dupacks=2.0),
                               ns3=side(2.5, during_recovery=0.5, insufficient_dupacks=2.0))
-    assert cli.timeout_causes(comp) == (
+    assert report.timeout_causes(comp) == (
         "Timeouts in the window per run, BufferLab / ns-3: 3.0 / 2.5; by cause: lost retransmission "
         "1.0 / 0.0, in fast recovery 0.0 / 0.5, too few duplicate ACKs 2.0 / 2.0, other 0.0 / 0.0.")
-    assert cli.timeout_causes(compare.Comparison(name="x", scenario={}, engine={}, ns3={})) == ""
+    assert report.timeout_causes(compare.Comparison(name="x", scenario={}, engine={}, ns3={})) == ""

@@ -7,6 +7,9 @@ Shared by ``bufferlab reproduce`` (:mod:`bufferlab.reproduce.runner`) and ``buff
   so a finished run is found again by its key and a rebuilt engine never reuses an old one;
 * :func:`write_atomic` writes a file whole or not at all (a temporary file renamed into place), so a run
   killed at any instant leaves either its complete record or none;
+* :class:`RecordCache` keeps one JSON record per key in a directory, written atomically and read back, a
+  missing, damaged or cut-short file reading as absent: the reproductions' runs, the sweeps' runs and
+  ``validate``'s ns-3 runs (:mod:`bufferlab.validation.cache`) are kept in one;
 * a :class:`Backend` runs a function over many items and yields each result as it finishes:
   :class:`Serial` (this process), :class:`Pool` (local worker processes, one per core by default) and
   :class:`Dask` (a ``dask.distributed`` scheduler, or a ``LocalCluster`` it starts). The engine is
@@ -27,12 +30,13 @@ from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, Callable, Deque, Dict, Iterable, Iterator, Optional, Tuple, Union
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from bufferlab.errors import BufferLabError
+from bufferlab.jsonout import dumps
 
-__all__ = ["engine_version", "content_key", "write_atomic", "Backend", "Serial", "Pool", "Dask",
-           "make_backend", "WorkersLost"]
+__all__ = ["engine_version", "content_key", "write_atomic", "RecordCache", "Backend", "Serial", "Pool",
+           "Dask", "make_backend", "WorkersLost"]
 
 #: Items handed to workers ahead of the ones running, per worker: enough to keep every worker busy
 #: without holding a 100,000-run sweep in the scheduler at once.
@@ -78,6 +82,41 @@ def write_atomic(path: Path, data: Union[str, bytes, Callable[[Path], Any]]) -> 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class RecordCache:
+    """JSON records by key: ``<directory>/<key>.json`` (a key may name a sub-directory, ``a/b``), each
+    written whole or not at all (:func:`write_atomic`). A record that is absent, unreadable, cut short or
+    not a JSON object reads as missing, so its run is simply made again."""
+
+    def __init__(self, directory: Union[os.PathLike, str]) -> None:
+        self.directory = Path(directory)
+
+    def path(self, key: str) -> Path:
+        """The file of ``key``'s record."""
+        return self.directory / f"{key}.json"
+
+    def get(self, key: str) -> Optional[Dict[str, Any]]:
+        """``key``'s record, or None when there is none that can be read."""
+        try:
+            record = json.loads(self.path(key).read_text())
+        except (OSError, ValueError):
+            return None
+        return record if isinstance(record, dict) else None
+
+    def put(self, key: str, record: Dict[str, Any]) -> None:
+        """Store ``record`` (JSON-ready: :func:`bufferlab.jsonout.json_ready`) as ``key``'s, replacing any
+        earlier one; an ``OSError`` (a full disk, a read-only directory) is the caller's to handle."""
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, dumps(record))
+
+    def keys(self) -> List[str]:
+        """The keys with a record directly in the directory, sorted (not the temporary files of a write
+        that a kill interrupted before its rename: those start with a dot)."""
+        if not self.directory.is_dir():
+            return []
+        return sorted(p.name[:-5] for p in self.directory.glob("*.json") if not p.name.startswith("."))
 
 
 Item = Tuple[str, Any]  # (key, argument)

@@ -1,48 +1,27 @@
-"""The `bufferlab` command line: `run`, `model`, `advise`, `validate`, `bench`, `sweep`, `plot`.
+"""The `bufferlab` command line: `run`, `advise`, `model`, `validate`, `reproduce`, `bench`, `report`,
+`sweep`, `plot`.
 
-Each sub-command lives in its own module that exposes ``register(subparsers)``; the module sets
-``func`` on its parser. Every :class:`~bufferlab.errors.BufferLabError` becomes one line on stderr and
-its exit status (2 for bad input, 1 when results could not be written), never a traceback. Ctrl-C exits
-with 130; a closed standard output (``bufferlab run X --json | head -1``) ends the command quietly with
-141, as a Unix tool killed by SIGPIPE.
+Each sub-command lives in its own module under :mod:`bufferlab.commands` that exposes
+``register(subparsers)``; the module sets ``func`` on its parser. Every
+:class:`~bufferlab.errors.BufferLabError` becomes one line on stderr and its exit status (2 for bad input, 1
+when results could not be written), never a traceback. Ctrl-C exits with 130; a closed standard output
+(``bufferlab run X --json | head -1``) ends the command quietly with 141, as a Unix tool killed by
+SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
-from types import ModuleType
-from typing import Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
+from bufferlab.commands import command_modules
 from bufferlab.errors import BufferLabError
 
 #: Exit status after Ctrl-C (128 + SIGINT) and after a closed standard output (128 + SIGPIPE).
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
-
-#: Modules that contribute sub-commands, in the order they appear in ``--help``.
-COMMAND_MODULES = (
-    "bufferlab.commands.run",
-    "bufferlab.models.cli",
-    "bufferlab.validation.cli",
-    "bufferlab.reproduce.cli",
-    "bufferlab.commands.bench",
-    "bufferlab.commands.report",
-    "bufferlab.commands.describe",
-    "bufferlab.sweeps.cli",
-)
-
-
-def optional_modules(names: Sequence[str]) -> Iterator[ModuleType]:
-    """Import each named module, skipping those that are absent (an error inside one still raises)."""
-    for name in names:
-        try:
-            yield importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Router buffer sizing and AQM laboratory: simulate, model, advise, validate.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in optional_modules(COMMAND_MODULES):
+    for module in command_modules():
         module.register(sub)
     return parser
 

@@ -38,26 +38,26 @@ BENCH_SCENARIO: Dict[str, Any] = {
     "tcp": {"packet_size": "1000B"},
 }
 
+#: The reference bottleneck chained over three hops, the long flows over all three and a third as many cross
+#: flows per hop.
 PARKING_LOT: Dict[str, Any] = {
     "name": "bench-parking-lot-3-hops-1Gbps",
-    "duration": "10s",
-    "parking_lot": {"hops": 3, "rate": "1Gbps", "delay": "10ms",
-                    "queue": {"discipline": "droptail", "limit": 1000},
+    "duration": BENCH_SCENARIO["duration"],
+    "parking_lot": {"hops": 3, **copy.deepcopy(BENCH_SCENARIO["bottleneck"]),
                     "cross": {"count": 333, "rtt": "60ms", "start": {"uniform": ["0s", "1s"]}}},
-    "flows": {"count": 1000, "rtt": "100ms", "start": {"uniform": ["0s", "1s"]}},
-    "tcp": {"packet_size": "1000B"},
+    "flows": copy.deepcopy(BENCH_SCENARIO["flows"]),
+    "tcp": copy.deepcopy(BENCH_SCENARIO["tcp"]),
 }
 
+#: The reference scenario with Pareto-sized web flows beside its long-lived ones.
 SHORT_FLOWS: Dict[str, Any] = {
+    **copy.deepcopy(BENCH_SCENARIO),
     "name": "bench-short-flows-1Gbps",
-    "duration": "10s",
-    "bottleneck": {"rate": "1Gbps", "delay": "10ms", "queue": {"discipline": "droptail", "limit": 1000}},
     "flows": [
-        {"name": "long", "count": 1000, "rtt": "100ms", "start": {"uniform": ["0s", "1s"]}},
+        {"name": "long", **copy.deepcopy(BENCH_SCENARIO["flows"])},
         {"name": "web", "rtt": {"uniform": ["20ms", "200ms"]}, "size": {"pareto": "100KB", "shape": 1.2},
          "arrival": {"load": 0.4}},
     ],
-    "tcp": {"packet_size": "1000B"},
 }
 
 SCENARIOS: Dict[str, Dict[str, Any]] = {

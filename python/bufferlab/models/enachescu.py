@@ -16,7 +16,6 @@ M/M/1/K with K = B (see :mod:`bufferlab.models.queueing`; the engine's DropTail 
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence
@@ -24,7 +23,6 @@ from typing import Any, Dict, List, Sequence
 import numpy as np
 
 from bufferlab.errors import BufferLabError, LimitError
-from bufferlab.jsonout import dumps
 from bufferlab.models._checks import (
     check_int,
     check_integer,
@@ -32,9 +30,8 @@ from bufferlab.models._checks import (
     check_range,
     scalar_or_array,
 )
-from bufferlab.models.queueing import geometric_tail_bound, md1k_loss, mm1k_loss
+from bufferlab.models.queueing import md1k_loss
 from bufferlab.plots import ensure_directory, save_figure
-from bufferlab.units import format_value
 
 __all__ = [
     "REGIME_PEAK_LOAD",
@@ -48,7 +45,6 @@ __all__ = [
     "slotted_loss",
     "SlottedLoss",
     "slotted_loss_sweep",
-    "register_cli",
 ]
 
 #: peak offered load N W_max / (C tau) of the two Section IV-A regimes
@@ -335,102 +331,6 @@ def slotted_loss_sweep(
                 }
             )
     return rows
-
-
-# --------------------------------------------------------------------------------------------------------
-# CLI: bufferlab model tiny-buffers ...
-
-
-def register_cli(model_subparsers: Any) -> None:
-    """Add ``bufferlab model tiny-buffers``."""
-    p = model_subparsers.add_parser(
-        "tiny-buffers",
-        help="Enachescu et al. 2005: Theorem 1 buffer, Sec. IV-A fixed point, App. II Monte Carlo",
-        description=(
-            "Tiny-buffer theory (Enachescu et al., 2005). Buffers are in packets including the one in "
-            "transmission (engine DropTail limit = B - 1)."
-        ),
-    )
-    p.add_argument("--wmax", type=float, required=True, help="window cap W_max in packets (>= 1)")
-    p.add_argument("--rho", type=float, required=True, help="peak load N W_max/(C RTT), in (0, 1)")
-    p.add_argument("--theta", type=float, default=0.9, help="target effective utilization, in [0, 1) (0.9)")
-    p.add_argument("--flows", type=int, default=16, help="flows in the App. II Monte Carlo (16)")
-    p.add_argument("--spacing", type=int, default=None, help="App. II spacing S (default ceil(2 ln W_max))")
-    p.add_argument("--simulate", action="store_true", help="run the App. II slotted-model Monte Carlo")
-    p.add_argument("--replications", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--plot", metavar="DIR", help="write figures (PNG and SVG) into DIR")
-    p.set_defaults(func=_cli_tiny_buffers)
-
-
-def _md1k_or_none(rho: float, buffer: int) -> Any:
-    """The exact M/D/1/B loss, or None (with the reason) when it is beyond the solver's limits."""
-    try:
-        return md1k_loss(rho, buffer), ""
-    except LimitError as exc:
-        return None, str(exc)
-
-
-def _cli_tiny_buffers(args: argparse.Namespace) -> int:
-    seed = check_integer("--seed", args.seed, 0)
-    b = theorem1_buffer(args.wmax, args.rho, args.theta)
-    md1k, md1k_note = _md1k_or_none(args.rho, max(b, 1))
-    out: Dict[str, Any] = {
-        "w_max": args.wmax,
-        "rho": args.rho,
-        "theta": args.theta,
-        "theorem1_buffer": b,
-        "theorem1_buffer_real": theorem1_buffer(args.wmax, args.rho, args.theta, integer=False),
-        "theorem1_theta_at_buffer": theorem1_effective_utilization(b, args.wmax, args.rho),
-        "rho_pow_B": geometric_tail_bound(args.rho, b),
-        "mm1k_loss": mm1k_loss(args.rho, max(b, 1)),
-        "md1k_loss": md1k,
-    }
-    if md1k_note:
-        out["md1k_note"] = md1k_note
-    for regime in ("under", "over"):
-        fp = fixed_point(args.wmax, b, regime)
-        out[f"fixed_point_{regime}"] = {"utilization": fp.utilization, "loss": fp.loss}
-    if args.simulate:
-        w = int(round(args.wmax))
-        s = args.spacing if args.spacing is not None else max(1, math.ceil(2.0 * math.log(max(w, 2))))
-        res = slotted_loss(args.flows, w, s, max(b, 1), load=args.rho, replications=args.replications,
-                           seed=seed)
-        out["slotted"] = {
-            "flows": args.flows,
-            "spacing": s,
-            "slots_per_rtt": res.slots_per_rtt,
-            "loss": float(res.loss[0]),
-            "loss_stderr": float(res.loss_stderr[0]),
-            "packets": res.packets,
-        }
-    if args.json:
-        print(dumps(out))
-    else:
-        print("Enachescu et al. 2005, 'Routers with very small buffers'")
-        print(f"  W_max = {args.wmax:g} pkts, peak load rho = {args.rho:g}, target theta = {args.theta:g}")
-        print(f"  Theorem 1 buffer B = {b} packets (bound {out['theorem1_buffer_real']:.3f})")
-        print(f"  effective utilization guaranteed at B: {out['theorem1_theta_at_buffer']:.4f}")
-        print(f"  rho^B (M/M/1 tail, Lemma 2 bound): {out['rho_pow_B']:.4g}")
-        print(f"  M/M/1/B loss at rho: {out['mm1k_loss']:.4g}   exact M/D/1/B loss: "
-              f"{format_value(md1k, '{:.4g}', 'n/a')}")
-        if md1k_note:
-            print(f"  (M/D/1/B not computed: {md1k_note})")
-        names = (("under", "under-provisioned (peak 2)"), ("over", "over-provisioned (peak 1/2)"))
-        for regime, name in names:
-            fp = out[f"fixed_point_{regime}"]
-            print(f"  Sec. IV-A fixed point, {name}: utilization {fp['utilization']:.4f}, "
-                  f"loss {fp['loss']:.4g}")
-        if args.simulate:
-            sl = out["slotted"]
-            print(f"  App. II Monte Carlo (N={sl['flows']}, S={sl['spacing']}, M={sl['slots_per_rtt']}): "
-                  f"loss {sl['loss']:.4g} +- {format_value(sl['loss_stderr'], '{:.2g}', 'n/a')} over "
-                  f"{sl['packets']} packets")
-    if args.plot:
-        for path in plot_tiny_buffers(args.plot, rho=args.rho, theta=args.theta):
-            print(f"wrote {path}")
-    return 0
 
 
 def plot_tiny_buffers(directory: str, rho: float = 0.5, theta: float = 0.9) -> List[str]:

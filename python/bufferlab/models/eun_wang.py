@@ -28,7 +28,6 @@ slope of log(1 - rho) against log N (Remark 3: 1 - rho(N) ~ kappa N^-alpha).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import time
@@ -38,12 +37,10 @@ import numpy as np
 from scipy import integrate, stats
 
 from bufferlab.errors import BufferLabError, LimitError
-from bufferlab.jsonout import dumps
 from bufferlab.models._checks import check_integer, check_real
 from bufferlab.models.queueing import mm1k_distribution
 from bufferlab.plots import ensure_directory, save_figure
 from bufferlab.stats import mean_interval
-from bufferlab.units import format_value
 
 __all__ = [
     "PAPER",
@@ -76,7 +73,6 @@ __all__ = [
     "clt_marking_bound",
     "predict_for_advisor",
     "plot_sweep",
-    "register_cli",
 ]
 
 PAPER = (
@@ -95,10 +91,6 @@ _L_CAP = 1 << 17
 #: at the limit) and the most rounds of one run.
 MAX_WINDOW = 1_000_000
 MAX_ROUNDS = 1_000_000
-
-#: The command line refuses a sweep estimated above this many seconds: about 100 us per round plus 6 ns
-#: per window state per round (measured; the figure is an order of magnitude).
-CLI_MAX_SECONDS = 120.0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1024,103 +1016,3 @@ def plot_sweep(rows: Sequence[Dict[str, Any]], directory: str, stem: str = "eun_
     fig.suptitle(title)
     fig.tight_layout()
     return save_figure(fig, directory, stem)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Command line
-# ---------------------------------------------------------------------------------------------------
-
-
-def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``bufferlab model eun-wang`` (Eun & Wang 2008 chain, eq. 1-8) to the ``model`` sub-parsers."""
-    parser = model_subparsers.add_parser(
-        "eun-wang",
-        help="Eun & Wang (2008) doubly-stochastic Markov model of TCP/AQM with N^alpha marking",
-        description=(
-            "Simulate the RTT-level chain of Eun & Wang (2008) on the window histogram: utilization rho(N), "
-            "marking probability, P{sum W >= NCT}, std(sum W)/sqrt(N), h(N), queue and buffer overflow."
-        ),
-    )
-    parser.add_argument("--flows", type=int, nargs="+", required=True, metavar="N",
-                        help="number of flows; several values give a sweep (with --plot, a single N sweeps "
-                             "decades from 10 up to N)")
-    parser.add_argument("--capacity-per-flow", type=float, required=True, metavar="C",
-                        help="per-flow capacity C in packets/s (link capacity is N*C)")
-    parser.add_argument("--rtt", type=float, default=0.2, metavar="T", help="round-trip time in s (0.2)")
-    parser.add_argument("--marking", choices=sorted(MARKINGS), default="red1", help="Table I marking (red1)")
-    parser.add_argument("--alpha", type=float, default=0.2, help="marking exponent, 0 < alpha < 1/2 (0.2)")
-    parser.add_argument("--epsilon", type=float, default=0.1, help="buffer B = 12 N^(alpha+eps) (0.1)")
-    parser.add_argument("--queue", choices=QUEUE_MODELS, default="mm1", help="queue model (mm1)")
-    parser.add_argument("--wmax", type=int, default=None, help="window cap (default max(8CT, CT+2))")
-    parser.add_argument("--halving", choices=("floor", "ceil"), default="floor")
-    parser.add_argument("--rounds", type=int, default=4000, help="RTT rounds per run (4000)")
-    parser.add_argument("--burn-in", type=int, default=None, help="rounds discarded (rounds/4)")
-    parser.add_argument("--seeds", type=int, default=1, help="seeds, for confidence intervals (1)")
-    parser.add_argument("--plot", metavar="DIR", default=None, help="save figures (PNG and SVG) in DIR")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.set_defaults(func=_cli_handler)
-    return parser
-
-
-def _cli_handler(args: argparse.Namespace) -> int:
-    check_real("--capacity-per-flow (packets/s)", args.capacity_per_flow, 0.0, low_open=True)
-    check_real("--rtt (s)", args.rtt, 0.0, low_open=True)
-    check_integer("--seeds", args.seeds, 1)
-    _check_alpha(args.alpha)
-    for n in args.flows:
-        _check_flows(n)
-    check_integer("--seeds", args.seeds, 1, 1000)
-    check_integer("--rounds", args.rounds, 2, MAX_ROUNDS)
-    ct = args.capacity_per_flow * args.rtt
-    flows = sorted(set(args.flows))
-    if args.plot and len(flows) == 1:
-        top = flows[0]
-        decades = max(2, int(math.log10(max(top, 10))) + 1)
-        grid = np.round(np.logspace(1, math.log10(max(top, 10)), decades))
-        flows = sorted({int(v) for v in grid} | {top})
-    probe = EunWangParams(flows=flows[0], ct=ct, alpha=args.alpha, epsilon=args.epsilon, w_max=args.wmax)
-    probe.validate()
-    wmax = probe.wmax
-    runs = len(flows) * args.seeds * args.rounds
-    seconds = runs * (1e-4 + 6e-9 * wmax)
-    if seconds > CLI_MAX_SECONDS:
-        raise LimitError(f"--rounds, --seeds and the flow counts: {runs:,} rounds of a chain with {wmax:,} "
-                         f"window states is about {seconds:.0f} s of work; the limit is about "
-                         f"{CLI_MAX_SECONDS:.0f} s")
-    rows = sweep(
-        flows, ct, args.alpha, args.marking, seeds=args.seeds, rounds=args.rounds, burn_in=args.burn_in,
-        epsilon=args.epsilon, queue=args.queue, w_max=args.wmax, halving=args.halving,
-    )
-    out: Dict[str, Any] = {"paper": PAPER, "rows": rows}
-    if len(rows) >= 2:
-        ns = [r["flows"] for r in rows]
-        rho = [r["utilization_mean"] for r in rows]
-        if all(x < 1 for x in rho):
-            out["fit"] = fit_log_slope(ns, rho)
-    if args.plot:
-        out["figures"] = plot_sweep(rows, args.plot)
-    if args.json:
-        print(dumps(out, indent=2, default=str))
-        return 0
-    print(f"Eun & Wang (2008) chain: marking={args.marking} alpha={args.alpha} epsilon={args.epsilon} "
-          f"CT={ct:g} pkts queue={args.queue} rounds={args.rounds} seeds={args.seeds}")
-    header = ("N", "rho(N)", "+-", "E[p(Q)]", "P{S>=NCT}", "std/sqrtN", "h(N)", "B(N)", "P{Q>=B}", "q99",
-              "sync")
-    print("{:>12} {:>8} {:>7} {:>8} {:>9} {:>10} {:>8} {:>6} {:>9} {:>7} {:>5}".format(*header))
-    fmt = "{:>12} {:>8} {:>7} {:>8} {:>9} {:>10} {:>8} {:>6d} {:>9} {:>7} {:>5}"
-    for r in rows:
-        q99 = r["queue_q99"]
-        cells = [format_value(r[key], spec) for key, spec in (
-            ("utilization_mean", "{:.4f}"), ("utilization_ci", "{:.4f}"), ("mark_prob_mean", "{:.4f}"),
-            ("p_overload_mean", "{:.4f}"), ("std_ratio_mean", "{:.3f}"), ("h_mean", "{:.2f}"))]
-        print(fmt.format(
-            r["flows"], *cells, r["buffer"], format_value(r["overflow_mean"], "{:.2e}"),
-            "inf" if q99 == math.inf else format_value(q99, "{:.0f}"),
-            "yes" if r["synchronised"] else "no",
-        ))
-    if "fit" in out:
-        print(f"slope of log(1 - rho) vs log N: {out['fit']['slope']:.3f} (theory: -alpha = {-args.alpha})")
-    for path in out.get("figures", []):
-        print(f"figure: {path}")
-    return 0
-

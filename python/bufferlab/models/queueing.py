@@ -21,16 +21,14 @@ J.-M. Garcia, "Analytical solution of finite capacity M/D/1 queues", J. Appl. Pr
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple
+from typing import Any, Tuple
 
 import numpy as np
 from scipy.special import gammaln
 
-from bufferlab.errors import BufferLabError, LimitError
-from bufferlab.jsonout import dumps
+from bufferlab.errors import LimitError
 from bufferlab.models._checks import (
     check_int,
     check_integer,
@@ -52,7 +50,6 @@ __all__ = [
     "md1k_simulate",
     "MD1KSimulation",
     "geometric_tail_bound",
-    "register_cli",
 ]
 
 
@@ -424,96 +421,6 @@ def geometric_tail_bound(rho: Any, B: Any) -> Any:
         return scalar_or_array(np.power(r, b))
 
 
-# --------------------------------------------------------------------------------------------------------
-# CLI: bufferlab model queueing ...
-
-
-def _csv_floats(name: str):
-    def parse(text: str) -> list:
-        try:
-            return [float(t) for t in text.split(",") if t.strip()]
-        except ValueError as exc:
-            msg = f"{name}: expected comma-separated numbers, got {text!r}"
-            raise argparse.ArgumentTypeError(msg) from exc
-
-    return parse
-
-
-def register_cli(model_subparsers: Any) -> None:
-    """Add ``bufferlab model queueing``."""
-    p = model_subparsers.add_parser(
-        "queueing",
-        help="M/M/1/K and exact M/D/1/K loss and mean queue, rho^B bound, optional Monte Carlo",
-        description=(
-            "Loss probability and mean number in system of M/M/1/K and M/D/1/K queues. K is the system "
-            "capacity including the packet in service (engine DropTail limit + 1)."
-        ),
-    )
-    p.add_argument("--rho", type=_csv_floats("--rho"), required=True, help="offered load(s), comma-separated")
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--buffer", "-K", type=_csv_floats("--buffer"), help="system capacity K, incl. in service")
-    g.add_argument("--limit", type=_csv_floats("--limit"), help="engine DropTail limit; K = limit + 1")
-    p.add_argument("--kind", choices=["mm1k", "md1k", "all"], default="all")
-    p.add_argument("--simulate", action="store_true", help="add a Monte Carlo of M/D/1/K")
-    p.add_argument("--arrivals", type=int, default=20000, help="Monte Carlo arrivals per replication")
-    p.add_argument("--replications", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--plot", metavar="DIR", help="write loss-vs-K figures (PNG and SVG) into DIR")
-    p.set_defaults(func=_cli_queueing)
-
-
-def _cli_queueing(args: argparse.Namespace) -> int:
-    for flag, values in (("--rho", args.rho), ("--buffer", args.buffer), ("--limit", args.limit)):
-        if values is not None and not values:
-            raise BufferLabError(f"{flag}: give at least one number")
-    seed = check_integer("--seed", args.seed, 0)
-    rhos = np.asarray(args.rho, dtype=float)
-    if args.buffer is not None:
-        ks = check_int("--buffer", args.buffer, 1)
-    else:
-        ks = np.asarray(capacity_from_droptail_limit(check_int("--limit", args.limit, 0))).reshape(-1)
-    check_range("--rho", rhos, 0.0, None, low_open=True)
-    rr, kk = np.meshgrid(rhos, ks, indexing="ij")
-    rows: Dict[str, Any] = {"rho": rr.ravel().tolist(), "K": kk.ravel().astype(int).tolist()}
-    with np.errstate(under="ignore"):
-        bound = np.where(rr < 1.0, np.power(np.minimum(rr, 0.999999), kk), np.nan)
-    rows["rho^K bound"] = [None if np.isnan(b) else float(b) for b in bound.ravel()]
-    if args.kind in ("mm1k", "all"):
-        rows["M/M/1/K loss"] = np.ravel(mm1k_loss(rr, kk)).tolist()
-        rows["M/M/1/K mean"] = np.ravel(mm1k_mean_queue(rr, kk)).tolist()
-    if args.kind in ("md1k", "all"):
-        rows["M/D/1/K loss"] = np.ravel(md1k_loss(rr, kk)).tolist()
-        rows["M/D/1/K mean"] = np.ravel(md1k_mean_queue(rr, kk)).tolist()
-    if args.simulate:
-        sim = md1k_simulate(rr, kk, arrivals=args.arrivals, replications=args.replications, seed=seed)
-        rows["sim loss"] = np.ravel(sim.loss).tolist()
-        rows["sim loss se"] = np.ravel(sim.loss_stderr).tolist()
-        rows["sim mean"] = np.ravel(sim.mean_queue).tolist()
-    if args.json:
-        print(dumps({"K_definition": "max packets in system incl. the one in service", "rows": rows}))
-    else:
-        cols = list(rows)
-        print("K = max packets in the system including the one in service (engine DropTail limit + 1)")
-        print("  ".join(f"{c:>13}" for c in cols))
-        for i in range(len(rows["rho"])):
-            cells = []
-            for c in cols:
-                v = rows[c][i]
-                if c == "K":
-                    cells.append(f"{v:>13d}")
-                elif v is None or not math.isfinite(v):
-                    cells.append(f"{'n/a':>13}")
-                else:
-                    cells.append(f"{v:>13.4g}")
-            print("  ".join(cells))
-    if args.plot:
-        paths = plot_loss_vs_buffer(rhos, int(ks.max()), args.plot)
-        for path in paths:
-            print(f"wrote {path}")
-    return 0
-
-
 #: Points of a loss-against-K curve in the figure.
 PLOT_POINTS = 1000
 
@@ -547,4 +454,3 @@ def plot_loss_vs_buffer(rhos: Any, kmax: int, directory: str) -> list:
     ax.legend(fontsize=7)
     fig.tight_layout()
     return save_figure(fig, directory, "queueing_loss_vs_K")
-

@@ -31,21 +31,18 @@ Any callable ``f(n) -> float`` may be passed instead.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import json
 import math
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
 import numpy as np
 
-from bufferlab.errors import BufferLabError, LimitError
-from bufferlab.jsonout import dumps
+from bufferlab.errors import BufferLabError
 from bufferlab.models._checks import as_float_array, check_integer, check_real
 from bufferlab.plots import ensure_directory, save_figure
 
@@ -72,7 +69,6 @@ __all__ = [
     "default_cache_dir",
     "lookup_index",
     "plot_figure3",
-    "register_cli",
 ]
 
 #: Names accepted for the ``reward`` argument (a callable is also accepted).
@@ -792,98 +788,3 @@ def _gamma_label(g: float) -> str:
         if abs(g - k / 6) < 1e-12:
             return {0: "0", 1: "1/6", 2: "1/3", 3: "1/2", 4: "2/3", 5: "5/6", 6: "1"}[k]
     return f"{g:g}"
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Command line: `bufferlab model whittle ...`
-# ----------------------------------------------------------------------------------------------------------
-
-
-def register_cli(model_subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``whittle`` to the ``bufferlab model`` sub-commands and return its parser.
-
-    Prints the Sec. 6.1 index (adaptive greedy) with the Sec. 6.3 myopic bound, the indexability flags and,
-    with ``--verify``, the brute-force index; ``--plot DIR`` writes Figure 3 (Sec. 6.3, N capped at 60).
-    """
-    p = model_subparsers.add_parser(
-        "whittle",
-        help="Whittle index of an AIMD flow (Avrachenkov et al. 2013)",
-        description="Whittle (transmission) index of an AIMD flow by Nino-Mora's adaptive-greedy algorithm "
-        "(Avrachenkov, Ayesta, Doncel, Jacko 2013, Sec. 6).",
-    )
-    p.add_argument("--n-max", type=int, default=50, help="maximum window N (default 50)")
-    p.add_argument("--alpha", type=float, default=1.0,
-                   help=f"fairness parameter alpha in [0, {MAX_ALPHA:g}] (default 1)")
-    p.add_argument("--beta", type=float, default=0.9, help="discount factor in (0, 1) (default 0.9)")
-    p.add_argument("--gamma", type=float, default=0.5, help="decrease factor in [0, 1) (default 0.5)")
-    p.add_argument("--reward", choices=REWARD_CONVENTIONS, default="normalised",
-                   help="reward convention (default normalised: ((1+n)^(1-a)-1)/(1-a))")
-    p.add_argument("--verify", action="store_true",
-                   help="also compute the index by brute force (policy iteration + bisection) and compare")
-    p.add_argument("--plot", metavar="DIR",
-                   help="write Figure 3 (PNG and SVG) to DIR, around this instance (N capped at 60)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.set_defaults(func=_cli_handler)
-    return p
-
-
-def _cli_handler(args: argparse.Namespace) -> int:
-    check_integer("--n-max", args.n_max, 1, MAX_N)
-    if args.verify and args.n_max > VERIFY_MAX_N:
-        raise LimitError(f"--n-max: the brute force of --verify takes about N^3 work; it is limited to N <= "
-                         f"{VERIFY_MAX_N} (got {args.n_max})")
-    t0 = time.perf_counter()
-    flow = aimd_flow(args.n_max, args.alpha, args.beta, args.gamma, args.reward)
-    res = adaptive_greedy(flow)
-    elapsed = time.perf_counter() - t0
-    out: dict = {
-        "model": "whittle",
-        "n_max": flow.n_max, "alpha": float(args.alpha), "beta": flow.beta, "gamma": flow.gamma,
-        "reward": args.reward,
-        "index": [float(x) for x in res.index],
-        "myopic_bound": [float(x) for x in myopic_index(flow)],
-        "pcl_marginal_work_positive": res.marginal_work_positive,
-        "pcl_monotone": res.monotone,
-        "pcl_policies_optimal": res.policies_optimal,
-        "indexable": res.indexable,
-        "threshold": res.threshold,
-        "seconds": elapsed,
-    }
-    brute = None
-    if args.verify:
-        brute = brute_force_index(flow)
-        out["verify"] = {
-            "brute_force_index": [float(x) for x in brute.index],
-            "max_abs_difference": float(np.max(np.abs(brute.index - res.index))),
-            "indexable": brute.indexable,
-        }
-    if args.plot:
-        paths = plot_figure3(args.plot, n_max=min(flow.n_max, 60), alpha=args.alpha, beta=flow.beta,
-                             gamma=flow.gamma, reward=args.reward)
-        out["plots"] = [str(p) for p in paths]
-    if args.json:
-        print(dumps(out, indent=2))
-        return 0
-    print(f"Whittle index, AIMD flow (Avrachenkov et al. 2013): N={flow.n_max} alpha={args.alpha:g} "
-          f"beta={flow.beta:g} gamma={flow.gamma:g} reward={args.reward}")
-    header = f"{'n':>5} {'index':>14} {'f(n)/n':>12}"
-    if brute is not None:
-        header += f" {'brute force':>14}"
-    print(header)
-    my = myopic_index(flow)
-    for k in range(flow.n_max):
-        line = f"{k + 1:>5} {res.index[k]:>14.8f} {my[k]:>12.6f}"
-        if brute is not None:
-            line += f" {brute.index[k]:>14.8f}"
-        print(line)
-    print(f"PCL checks: marginal work positive: {res.marginal_work_positive}; index monotone in algorithm "
-          f"order: {res.monotone}; nested policies optimal: {res.policies_optimal}; "
-          f"indexable: {res.indexable}")
-    print(f"threshold policies optimal (index non-increasing): {res.threshold}")
-    if brute is not None:
-        print(f"brute force: max |difference| = {out['verify']['max_abs_difference']:.3g}, "
-              f"indexable on grid: {brute.indexable}")
-    if args.plot:
-        print("plots: " + ", ".join(out["plots"]))
-    print(f"computed in {elapsed * 1000:.1f} ms")
-    return 0

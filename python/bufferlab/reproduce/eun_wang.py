@@ -479,6 +479,12 @@ def _readings(ctx: Context) -> Dict[str, List[Dict[str, Any]]]:
             ALWAYS: select(ctx["always_mark"], alpha=ALPHA)}
 
 
+def _other_readings(r: Dict[str, List[Dict[str, Any]]],
+                    tests: Callable[[Sequence[Dict[str, Any]]], List[Test]]) -> List[Reading]:
+    """A claim's tests under gentle off, NewReno + SACK and always mark (``r`` from :func:`_readings`)."""
+    return [Reading(name, tests(r[name])) for name in (GENTLE_OFF, SACK, ALWAYS)]
+
+
 # ------------------------------------------------------------------------------------------- claims 1-9
 
 
@@ -512,9 +518,7 @@ def claim1(ctx: Context) -> Outcome:
            f"its profile marks from an empty queue (claim 4). RED1 is {u('principal', 'red1')} with gentle "
            f"on against {u(GENTLE_OFF, 'red1')} with gentle off: the gentle ramp's correlated halvings "
            "(claim 7) cost it about 0.01")
-    return Outcome(tests, _why(tests, why),
-                   [Reading(GENTLE_OFF, _c1_tests(r[GENTLE_OFF])), Reading(SACK, _c1_tests(r[SACK])),
-                    Reading(ALWAYS, _c1_tests(r[ALWAYS]))])
+    return Outcome(tests, _why(tests, why), _other_readings(r, _c1_tests))
 
 
 def _c2_tests(recs: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -539,9 +543,7 @@ def claim2(ctx: Context) -> Outcome:
            f"gentle on gives {row(lo)} (ECT packets dropped once p_b ≥ 0.1), gentle off {row(off)}, always "
            f"mark {row(mk)} (losses only at 2·max_th or a full buffer, below the axis for RED1 and EXP); the "
            "fall from N = 100 to 1000 is within the seeds' noise for some profiles (see the readings)")
-    return Outcome(tests, _why(tests, why),
-                   [Reading(GENTLE_OFF, _c2_tests(r[GENTLE_OFF])), Reading(SACK, _c2_tests(r[SACK])),
-                    Reading(ALWAYS, _c2_tests(r[ALWAYS]))])
+    return Outcome(tests, _why(tests, why), _other_readings(r, _c2_tests))
 
 
 def _c3_tests(recs: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -562,8 +564,7 @@ def claim3(ctx: Context) -> Outcome:
     r = _readings(ctx)
     tests = _c3_tests(r["principal"])
     return Outcome(tests, _why(tests, "the queue does not scale as N^α here (see the slopes)"),
-                   [Reading(GENTLE_OFF, _c3_tests(r[GENTLE_OFF])), Reading(SACK, _c3_tests(r[SACK])),
-                    Reading(ALWAYS, _c3_tests(r[ALWAYS]))])
+                   _other_readings(r, _c3_tests))
 
 
 def _c4_tests(red1: Sequence[Dict[str, Any]], exp: Sequence[Dict[str, Any]]) -> List[Test]:
@@ -588,13 +589,11 @@ def claim4(ctx: Context) -> Outcome:
     tests = _c4_tests(r["principal"], r["principal"])
     mark = select(modes, reading="marking")
     thr = select(modes, reading="threshold")
-    alts = [Reading(GENTLE_OFF, _c4_tests(r[GENTLE_OFF], r[GENTLE_OFF])),
-            Reading(SACK, _c4_tests(r[SACK], r[SACK])),
-            Reading(ALWAYS, _c4_tests(r[ALWAYS], r[ALWAYS])),
-            Reading("the model's pure marking (Sec. III; EXP 1 − e^(−x/γ), no forced drops), both",
-                    _c4_tests(mark, mark)),
-            Reading("γN^α read as EXP's threshold (Fig. 1(b)): no mark below the buffer, a DropTail queue",
-                    _c4_tests(r["principal"], thr))]
+    alts = _other_readings(r, lambda recs: _c4_tests(recs, recs)) + [
+        Reading("the model's pure marking (Sec. III; EXP 1 − e^(−x/γ), no forced drops), both",
+                _c4_tests(mark, mark)),
+        Reading("γN^α read as EXP's threshold (Fig. 1(b)): no mark below the buffer, a DropTail queue",
+                _c4_tests(r["principal"], thr))]
     n = CMP[1]
     p = r["principal"]
     du = _diff(_by_seed(p, "utilization", profile="exp", n=n),
@@ -649,9 +648,7 @@ def claim5(ctx: Context) -> Outcome:
            "mark_p_ 0.1 turns RED1's marks at p_b ≥ 0.1 (x ≥ 6) into drops, which RED2 (p_max 0.05) meets "
            "only on the gentle ramp, so RED1's loss rises to RED2's. \"A little larger\" is ≤ 1.5×, a "
            "quarter of Fig. 4(d)'s log span 0.01–0.06; a ratio ≈ 1 sits on its lower bound")
-    return Outcome(tests, _why(tests, why), [Reading(GENTLE_OFF, _c5_tests(r[GENTLE_OFF])),
-                                             Reading(SACK, _c5_tests(r[SACK])),
-                                             Reading(ALWAYS, _c5_tests(r[ALWAYS]))])
+    return Outcome(tests, _why(tests, why), _other_readings(r, _c5_tests))
 
 
 def _c6_tests(a2: Sequence[Dict[str, Any]], a3: Sequence[Dict[str, Any]]) -> List[Test]:

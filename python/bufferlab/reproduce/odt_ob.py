@@ -807,16 +807,22 @@ def _fk(x: float) -> str:
     return f"{x:g}"
 
 
+def _u_aqd_shape_tests(records: Sequence[Record], kind: str, xs: Sequence[float], *, rising: bool,
+                       fmt: Callable[[float], str]) -> List[Test]:
+    """A static sweep's shape tests: u concave, aQd (ms) convex, both rising or both falling."""
+    return (_shape_tests(records, kind, xs, _u, "u", rising=rising, concave=True, flat=FLAT_U, unit="",
+                         fmt=fmt)
+            + _shape_tests(records, kind, xs, lambda r: _d(r) * 1e3, "aQd", rising=rising, concave=False,
+                           flat=FLAT_D_MS, unit="ms", fmt=fmt))
+
+
 @CLAIMS.claim("T1", "Sim A: DropTail, 50 flows: u(t_S) non-decreasing and concave, aQd(t_S) non-decreasing "
               "and convex for t_S from 1 to 300 packets (so B_γ is concave, by Lemma 1)",
               paper="\"convexity of aQd(t_S) ... together with concavity of u(t_S) implies concavity of the "
               "benefit B(t_S)\"", where="Sec. 3, Simulation A, Fig. 1")
 def t1(ctx: Context) -> Outcome:
     sw = _static(ctx)
-    tests = (_shape_tests(sw, "dt", DT_BREAKS, _u, "u", rising=True, concave=True, flat=FLAT_U, unit="",
-                          fmt=_fk)
-             + _shape_tests(sw, "dt", DT_BREAKS, lambda r: _d(r) * 1e3, "aQd", rising=True,
-                            concave=False, flat=FLAT_D_MS, unit="ms", fmt=_fk))
+    tests = _u_aqd_shape_tests(sw, "dt", DT_BREAKS, rising=True, fmt=_fk)
     return Outcome(tests, why=_shape_why(tests, "t_S"))
 
 
@@ -826,10 +832,7 @@ def t1(ctx: Context) -> Outcome:
               "benefit B(t_p)\"", where="Sec. 3, Simulation B, Fig. 2")
 def t2(ctx: Context) -> Outcome:
     sw = _static(ctx)
-    tests = (_shape_tests(sw, "cdp", CDP_BREAKS, _u, "u", rising=False, concave=True, flat=FLAT_U, unit="",
-                          fmt=_fp)
-             + _shape_tests(sw, "cdp", CDP_BREAKS, lambda r: _d(r) * 1e3, "aQd", rising=False,
-                            concave=False, flat=FLAT_D_MS, unit="ms", fmt=_fp))
+    tests = _u_aqd_shape_tests(sw, "cdp", CDP_BREAKS, rising=False, fmt=_fp)
     return Outcome(tests, why=_shape_why(tests, "t_p"))
 
 

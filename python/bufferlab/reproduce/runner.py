@@ -3,21 +3,21 @@
 A :class:`Task` is a scenario (a dict) and a seed; its key is a hash of both and of the engine's version, so a
 finished run is reused whenever the same task comes again. :func:`run_tasks` runs what is missing in a pool of
 worker processes (:mod:`bufferlab.batch`; one engine run each, bit-identical to a serial run: the engine is
-deterministic), writes each result to ``<cache>/<key>.json`` atomically and returns every
-result in the order of the tasks. A task whose scenario the engine refuses fails the whole call with the
+deterministic), writes each result to ``<cache>/<key>.json`` atomically (a
+:class:`bufferlab.batch.RecordCache`) and returns every result in the order of the tasks. A task whose
+scenario the engine refuses fails the whole call with the
 engine's message: reproductions are fixed designs, not user sweeps.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from bufferlab.batch import Pool, Serial, content_key, engine_version, write_atomic
+from bufferlab.batch import Pool, RecordCache, Serial, content_key, engine_version
 from bufferlab.errors import BufferLabError
-from bufferlab.jsonout import dumps, json_ready
+from bufferlab.jsonout import json_ready
 
 #: What a task keeps of a run: the summary, the first port's row, each group's row, and what ``extract``
 #: (a module-level function, so workers can import it) adds.
@@ -71,16 +71,14 @@ def run_tasks(tasks: Sequence[Task], cache: Path, *, workers: int = 1,
     ``known`` (records by key, from an earlier call on the same cache) spares reading those files again;
     it receives every record of this call."""
     cache.mkdir(parents=True, exist_ok=True)
+    stored = RecordCache(cache)
     version = engine_version()
     keys = [t.key(version) for t in tasks]
     records: Dict[str, Dict[str, Any]] = known if known is not None else {}
     for k in set(keys) - set(records):
-        path = cache / f"{k}.json"
-        if path.exists():
-            try:
-                records[k] = json.loads(path.read_text())
-            except (OSError, ValueError):
-                path.unlink(missing_ok=True)  # a damaged record is run again
+        record = stored.get(k)  # a damaged record is run again
+        if record is not None:
+            records[k] = record
     todo = {k: t for k, t in zip(keys, tasks) if k not in records}
     total = len(set(keys))
     done = total - len(set(todo))
@@ -89,7 +87,7 @@ def run_tasks(tasks: Sequence[Task], cache: Path, *, workers: int = 1,
 
     def keep(k: str, rec: Dict[str, Any]) -> None:
         nonlocal done
-        write_atomic(cache / f"{k}.json", dumps(rec))
+        stored.put(k, rec)
         records[k] = rec
         done += 1
         if progress:

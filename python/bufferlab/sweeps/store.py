@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from bufferlab.batch import write_atomic
+from bufferlab.batch import RecordCache, write_atomic
 from bufferlab.errors import BufferLabError
 from bufferlab.jsonout import dumps
 
@@ -91,6 +91,7 @@ class Store:
         self.path = Path(path)
         self.field = field  # how messages name the directory (``--out``, ``--verify-out``, ``DIR``)
         self.runs = self.path / "runs"
+        self.records = RecordCache(self.runs)
         self._keys: Optional[Dict[str, str]] = None  # run_key -> status, of the compacted rows
 
     # -- set-up ---------------------------------------------------------------------------------------
@@ -186,7 +187,7 @@ class Store:
             if columns is not None:
                 table = _typed(pa.table(columns))
                 write_atomic(self.runs / f"{key}.{name}.parquet", lambda p, t=table: pq.write_table(t, p))
-        write_atomic(self.runs / f"{key}.json", dumps(record))
+        self.records.put(key, record)
 
     def _parts(self, table: str) -> List[Path]:
         d = self.path / table
@@ -206,9 +207,7 @@ class Store:
     def pending(self) -> List[str]:
         """Keys of the finished runs not compacted yet (not the temporary files of a write that a kill
         interrupted before its rename: those start with a dot)."""
-        if not self.runs.is_dir():
-            return []
-        return sorted(p.name[:-5] for p in self.runs.glob("*.json") if not p.name.startswith("."))
+        return self.records.keys()
 
     def done(self) -> Dict[str, str]:
         """``run_key → status`` of every finished run (compacted or not)."""
@@ -238,11 +237,13 @@ class Store:
                 if key in known:
                     self._drop_record(key)
                     continue
+                record = self.records.get(key)
                 try:
-                    record = json.loads((self.runs / f"{key}.json").read_text())
                     extra = {name: pq.read_table(self.runs / f"{key}.{name}.parquet")
                              for name in tables if (self.runs / f"{key}.{name}.parquet").exists()}
                 except (OSError, ValueError, pa.ArrowException):
+                    record = None
+                if record is None:
                     self._drop_record(key)  # damaged: the run is missing and runs again
                     continue
                 row = flatten(record)
@@ -283,11 +284,8 @@ class Store:
         """Remove the failed runs (rows and records), so they run again; returns how many."""
         gone = 0
         for key in self.pending():
-            try:
-                status = json.loads((self.runs / f"{key}.json").read_text()).get("status")
-            except (OSError, ValueError):
-                status = None
-            if status != "ok":
+            record = self.records.get(key)
+            if record is None or record.get("status") != "ok":
                 self._drop_record(key)
                 gone += 1
         for part in self._parts("results"):
@@ -327,8 +325,10 @@ class Store:
         parts = []
         rows = []
         for key in self.pending():
+            record = self.records.get(key)
+            if record is None:
+                continue  # being written or damaged: not a finished run yet
             try:
-                record = json.loads((self.runs / f"{key}.json").read_text())
                 if table == "results":
                     rows.append(flatten(record))
                 elif (self.runs / f"{key}.{table}.parquet").exists():

@@ -6,15 +6,14 @@ on: the ns-3 configuration the translator makes of the scenario (every per-flow 
 translator itself (this package's ``ns3sim.py``, which also holds the C++ that runs in ns-3) and the
 installed ns-3 package's version. A changed scenario, seed or translator therefore misses and runs
 again; the engine side always runs (it takes a second). A run read back gives the report it gave when it
-was made, so a resumed report equals an uninterrupted one.
+was made, so a resumed report equals an uninterrupted one. The files are records of a
+:class:`bufferlab.batch.RecordCache` (written atomically; a damaged one reads as missing).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
-import json
 import os
 import re
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, Tuple
 
 from bufferlab import jsonout
+from bufferlab.batch import RecordCache
 from bufferlab.errors import BufferLabError
 from bufferlab.validation import ns3sim
 
@@ -60,27 +60,29 @@ class Ns3RunCache:
 
     def __init__(self, directory: os.PathLike | str, *, reuse: bool = True) -> None:
         self.directory = Path(directory)
+        self.records = RecordCache(self.directory)
         self.reuse = reuse
         self.hits = 0
         self.store_failed = False
         if self.directory.exists() and not self.directory.is_dir():
             raise BufferLabError(f"--runs: {self.directory} is not a directory")
 
+    def _name(self, scenario: Dict[str, Any], key: str) -> str:
+        """The record's name in the cache: ``<scenario>/seed-<seed>-<key[:16]>``."""
+        name = _safe(str(scenario.get("name", "scenario")))
+        return f"{name}/seed-{int(scenario.get('seed', 1))}-{key[:16]}"
+
     def entry(self, scenario: Dict[str, Any]) -> Tuple[str, Path]:
         """The run's key and the file that holds it (one translation of the scenario)."""
         key = run_key(scenario)
-        name = _safe(str(scenario.get("name", "scenario")))
-        return key, self.directory / name / f"seed-{int(scenario.get('seed', 1))}-{key[:16]}.json"
+        return key, self.records.path(self._name(scenario, key))
 
     def get(self, scenario: Dict[str, Any]) -> Dict[str, Any] | None:
         if not self.reuse:
             return None
-        key, path = self.entry(scenario)
-        try:
-            stored = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return None
-        if not isinstance(stored, dict) or stored.get("key") != key or "result" not in stored:
+        key = run_key(scenario)
+        stored = self.records.get(self._name(scenario, key))
+        if stored is None or stored.get("key") != key or "result" not in stored:
             return None
         self.hits += 1
         return stored["result"]
@@ -88,18 +90,12 @@ class Ns3RunCache:
     def put(self, scenario: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
         """Store ``result`` atomically (a reader never sees half a file); returns it as :meth:`get` will
         read it back (undefined numbers as None), which is what a comparison should use either way."""
-        key, path = self.entry(scenario)
+        key = run_key(scenario)
         ready = jsonout.json_ready(result)
-        text = jsonout.dumps({"key": key, "scenario": scenario.get("name"),
-                              "seed": scenario.get("seed"), "result": ready})
-        tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text)
-            os.replace(tmp, path)
+            self.records.put(self._name(scenario, key), {"key": key, "scenario": scenario.get("name"),
+                                                         "seed": scenario.get("seed"), "result": ready})
         except OSError as exc:  # a full disk, a read-only directory: the comparison goes on without it
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             if not self.store_failed:
                 print(f"bufferlab validate: cannot store ns-3 runs in {self.directory} ({exc}); "
                       "they would run again next time", file=sys.stderr)

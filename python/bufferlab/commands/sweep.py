@@ -1,11 +1,12 @@
-"""`bufferlab sweep SCENARIO --grid KEY=VALUES ... --out DIR` and `bufferlab plot DIR --x KEY --y METRIC`."""
+"""`bufferlab sweep SCENARIO --grid KEY=VALUES ... --out DIR`: a scenario over a grid of parameters and seeds
+(:mod:`bufferlab.sweeps`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections import Counter
-from typing import Any, List
+from typing import Any
 
 from bufferlab.errors import BufferLabError
 
@@ -46,23 +47,6 @@ def register(sub: Any) -> None:
     p.add_argument("--out", required=True, metavar="DIR",
                    help="the sweep's directory (new, or this sweep's)")
     p.set_defaults(func=_sweep)
-
-    q = sub.add_parser(
-        "plot", help="plot a sweep: a metric's mean and 95%% confidence band over seeds",
-        description="Plot a sweep's metric against a swept key: the mean over seeds with its 95 % Student-t "
-        "confidence band, one line per --hue value, one panel per --col value; PNG and SVG.")
-    q.add_argument("dir", metavar="DIR", help="a sweep's directory")
-    q.add_argument("--x", required=True, metavar="KEY", help="the swept key on the x axis")
-    q.add_argument("--y", required=True, metavar="METRIC",
-                   help="a numeric column: utilization, loss_rate, delay_mean_s, group.NAME.goodput_bps ...")
-    q.add_argument("--hue", metavar="KEY", help="one line per value of this swept key")
-    q.add_argument("--col", metavar="KEY", help="one panel per value of this swept key")
-    q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                   help="keep only the rows with this value of a swept key (repeatable)")
-    q.add_argument("--logx", choices=("auto", "yes", "no"), default="auto",
-                   help="log x axis: auto (when the key was swept with a log range), yes, no")
-    q.add_argument("--out", metavar="DIR", help="where the figures go (default DIR/plots)")
-    q.set_defaults(func=_plot)
 
 
 def _count(field: str) -> Any:
@@ -123,15 +107,4 @@ def _dry_run(args: argparse.Namespace, grid: Any) -> int:
           f"(of {p.checked} checked)")
     for i, error in sorted(p.invalid.items())[:10]:
         print(f"  refused: {', '.join(f'{k}={v}' for k, v in p.points[i].items())}: {error}")
-    return 0
-
-
-def _plot(args: argparse.Namespace) -> int:
-    from bufferlab.sweeps.plot import plot_sweep  # noqa: PLC0415
-
-    where: List[str] = list(args.where)
-    logx = None if args.logx == "auto" else args.logx == "yes"
-    paths = plot_sweep(args.dir, x=args.x, y=args.y, hue=args.hue, col=args.col, where=where, logx=logx,
-                       out=args.out)
-    print("wrote " + ", ".join(str(p) for p in paths))
     return 0

@@ -1,41 +1,19 @@
-"""``bufferlab advise`` and ``bufferlab model ...`` (sub-commands contributed by the model modules)."""
+"""``bufferlab advise``: the buffer of each sizing rule with the models' predictions, optionally verified by
+simulation (:mod:`bufferlab.models.advisor`, :mod:`bufferlab.sweeps.verify`)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from bufferlab.cli import optional_modules
 from bufferlab.errors import BufferLabError
 from bufferlab.jsonout import dumps
 from bufferlab.models._checks import check_integer, check_real
 from bufferlab.units import parse_rate, parse_size, parse_time
 
-#: modules asked for ``register_cli(model_subparsers)``, in ``--help`` order; missing modules are skipped
-MODEL_MODULES = (
-    "bufferlab.models.queueing",
-    "bufferlab.models.enachescu",
-    "bufferlab.models.eun_wang",
-    "bufferlab.models.whittle",
-)
-
 
 def register(subparsers: Any) -> None:
-    """Add the ``advise`` and ``model`` sub-commands to the main ``bufferlab`` parser."""
-    _register_advise(subparsers)
-    model = subparsers.add_parser(
-        "model",
-        help="analytic models from the papers (queueing, tiny buffers, Eun-Wang, Whittle index)",
-        description="Analytic models from the papers, computed exactly (no simulation engine needed).",
-    )
-    model_sub = model.add_subparsers(dest="model", metavar="MODEL")
-    for module in optional_modules(MODEL_MODULES):
-        reg = getattr(module, "register_cli", None)
-        if reg is not None:
-            reg(model_sub)
-
-
-def _register_advise(subparsers: Any) -> None:
+    """Add the ``advise`` sub-command to the main ``bufferlab`` parser."""
     p = subparsers.add_parser(
         "advise",
         help="buffer size from each sizing rule, with predicted utilization and loss",
