@@ -19,7 +19,8 @@
 //! (δ1 an order of magnitude above δ2, as Feng et al. recommend); the papers give no single set.
 
 use super::{
-    reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
+    fifo_occupancy, reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects,
+    LIMIT, LIMIT_BYTES,
 };
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -231,16 +232,7 @@ impl QueueDisc for Blue {
         pkt
     }
 
-    fn len(&self) -> usize {
-        self.q.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.q.fifo.bytes()
-    }
-    fn capacity(&self) -> Option<Limit> {
-        Some(self.q.limit)
-    }
+    fifo_occupancy!(q.fifo, q.limit);
 
     fn next_timer(&self) -> Option<Time> {
         self.tick

@@ -25,8 +25,8 @@
 //! the single queue of this discipline, and each flow queue of `fq-codel` (RFC 8290 §4).
 
 use super::{
-    resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason, LIMIT,
-    LIMIT_BYTES,
+    fifo_occupancy, resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason,
+    LIMIT, LIMIT_BYTES,
 };
 use crate::packet::Packet;
 use crate::spec::params::{params, Rule};
@@ -245,16 +245,7 @@ impl QueueDisc for CoDel {
         self.codel.dequeue(&mut self.fifo, &self.params, now, fx)
     }
 
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn capacity(&self) -> Option<Limit> {
-        Some(self.limit)
-    }
+    fifo_occupancy!(fifo, limit);
 
     fn report(&self, out: &mut BTreeMap<String, f64>) {
         out.insert("count".into(), self.codel.count as f64);

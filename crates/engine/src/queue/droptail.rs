@@ -4,7 +4,8 @@
 //! packets holds `B + 1` in the system, the `K` of M/D/1/K.
 
 use super::{
-    resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
+    fifo_occupancy, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT,
+    LIMIT_BYTES,
 };
 use crate::packet::Packet;
 use crate::spec::params::params;
@@ -52,15 +53,7 @@ impl QueueDisc for DropTail {
     fn dequeue(&mut self, _now: Time, _fx: &mut QueueEffects) -> Option<Packet> {
         self.fifo.pop()
     }
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn capacity(&self) -> Option<Limit> {
-        Some(self.limit)
-    }
+    fifo_occupancy!(fifo, limit);
 }
 
 #[cfg(test)]

@@ -40,8 +40,8 @@
 
 use super::red::{AboveMax, CountRule, RedCore, RedDecision, RedTest};
 use super::{
-    reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason, LIMIT,
-    LIMIT_BYTES,
+    fifo_occupancy, reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects,
+    Reason, LIMIT, LIMIT_BYTES,
 };
 use crate::packet::{Ecn, Packet};
 use crate::spec::params::{name_params, params};
@@ -253,16 +253,7 @@ impl QueueDisc for GlobalNotifier {
         p
     }
 
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn capacity(&self) -> Option<Limit> {
-        Some(self.limit)
-    }
+    fifo_occupancy!(fifo, limit);
     fn report(&self, out: &mut BTreeMap<String, f64>) {
         self.stats.report(out);
     }

@@ -260,6 +260,23 @@ pub trait Discipline: QueueDisc + Sized {
     }
 }
 
+/// `len`, `bytes` and `capacity` of a discipline whose packets wait in one [`Fifo`] under one [`Limit`]:
+/// `fifo_occupancy!(fifo, limit)` or `fifo_occupancy!(q.fifo, q.limit)` (paths of fields of `self`).
+macro_rules! fifo_occupancy {
+    ($($fifo:ident).+, $($limit:ident).+) => {
+        fn len(&self) -> usize {
+            self.$($fifo).+.len()
+        }
+        fn bytes(&self) -> u64 {
+            self.$($fifo).+.bytes()
+        }
+        fn capacity(&self) -> Option<Limit> {
+            Some(self.$($limit).+)
+        }
+    };
+}
+pub(crate) use fifo_occupancy;
+
 /// A table's `limit`: packets waiting.
 pub const LIMIT: Rule =
     Rule::closed(1.0, (1u64 << 40) as f64).unit("packets").and_context("not with limit_bytes");

@@ -11,7 +11,7 @@
 use super::blue::{Fate, RandomDrop};
 use super::odt::buffer_bytes;
 use super::optimizer::{with_tuning, DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter};
-use super::{Discipline, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES};
+use super::{fifo_occupancy, Discipline, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES};
 use crate::packet::Packet;
 use crate::spec::{err, ScenarioError};
 use crate::time::Time;
@@ -86,16 +86,7 @@ impl QueueDisc for Ob {
         Some(pkt)
     }
 
-    fn len(&self) -> usize {
-        self.q.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.q.fifo.bytes()
-    }
-    fn capacity(&self) -> Option<Limit> {
-        Some(self.q.limit)
-    }
+    fifo_occupancy!(q.fifo, q.limit);
 
     fn next_timer(&self) -> Option<Time> {
         self.meter.period_end()

@@ -31,8 +31,8 @@
 //! PIE is always active: §5.3's optional switching on at a third of the buffer is not implemented.
 
 use super::{
-    resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason, LIMIT,
-    LIMIT_BYTES,
+    fifo_occupancy, resolve_limit_or, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason,
+    LIMIT, LIMIT_BYTES,
 };
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -341,16 +341,7 @@ impl QueueDisc for Pie {
         Some(pkt)
     }
 
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn capacity(&self) -> Option<Limit> {
-        Some(self.limit)
-    }
+    fifo_occupancy!(fifo, limit);
 
     fn next_timer(&self) -> Option<Time> {
         self.tick

@@ -30,7 +30,8 @@
 //! their own step between the average and the test (Adaptive RED moves `max_p` there).
 
 use super::{
-    reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
+    fifo_occupancy, reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects,
+    LIMIT, LIMIT_BYTES,
 };
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -449,16 +450,7 @@ impl QueueDisc for Red {
         p
     }
 
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn capacity(&self) -> Option<Limit> {
-        Some(self.p.limit)
-    }
+    fifo_occupancy!(fifo, p.limit);
 }
 
 #[cfg(test)]
