@@ -55,9 +55,7 @@ impl Kind {
     fn format(self, v: f64) -> String {
         match self {
             Kind::Duration => format_seconds(v),
-            Kind::Size => {
-                format_scaled(v, &[(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB")], "B")
-            }
+            Kind::Size => format_scaled(v, &[(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB")], "B"),
             Kind::Rate => {
                 format_scaled(v, &[(1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps")], "bps")
             }

@@ -82,18 +82,17 @@ params! {
     /// The index policy's sender (Avrachenkov, Ayesta, Doncel & Jacko 2013, Sec. 4.1 eqs. (1)–(2), Sec. 7):
     /// NewReno growth capped at N, `ssthresh = max(⌊γ·cwnd⌋, 1)`, each packet tagged with ν(window).
     pub struct Spec {
-        /// The decrease factor γ of eq. (2) on every congestion signal (γ = 1/2 is NewReno; 0 restarts from
-        /// one segment).
+        /// The decrease factor γ of eq. (2): on every congestion signal `ssthresh = max(⌊γ·cwnd⌋, 1)`, from
+        /// cwnd (NewReno's is max(in flight / 2, 2)); 0 restarts from one segment.
         gamma: f64 = 0.5, Rule::right_open(0.0, 1.0);
-        /// N, the largest window (eq. (1)); default: the index's length. Not `tcp.max_window`.
-        max_window: Option<u32> = None, Rule::closed(1.0, MAX_N as f64).unit("segments").and_context(
-            "the index's length"
-        );
-        /// ν(1), …, ν(N): the Whittle index of each window (*required*; `"whittle"` with `alpha`, `beta` and
-        /// `reward` through the Python package, `bufferlab.models.whittle`).
-        index: IndexTable = IndexTable::default(), Rule::context(
-            "required: one finite value per window 1..N, at most 2^20 (N = max_window if given)"
-        );
+        /// N, the largest window (eq. (1)); not `tcp.max_window`. When given with `index`, it must equal the
+        /// index's length.
+        max_window: Option<u32> = None,
+            Rule::closed(1.0, MAX_N as f64).unit("segments").default_is("the index's length");
+        /// ν(1), …, ν(N): the Whittle index of each window (`"whittle"` with `alpha`, `beta` and `reward`
+        /// through the Python package, `bufferlab.models.whittle`).
+        index: IndexTable = IndexTable::default(),
+            Rule::context("one finite value per window 1..N, at most 2^20").default_is("required");
     }
 }
 
