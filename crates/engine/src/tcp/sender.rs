@@ -754,12 +754,18 @@ mod tests {
         a
     }
 
-    /// A sender of segments 0..=9 whose segment 0 is lost: the ACKs SACKing 1..=3 bring it into fast
-    /// recovery. Returned with the packets it sent.
-    fn in_fast_recovery(c: &TcpConfig) -> (Sender<NewReno>, Vec<Packet>) {
+    /// A NewReno sender started at time 0, with the packets it sent.
+    fn started(c: &TcpConfig) -> (Sender<NewReno>, Vec<Packet>) {
         let mut s = Sender::new(0, NewReno, c);
         let mut out = Vec::new();
         s.start(0, c, &mut out);
+        (s, out)
+    }
+
+    /// A sender of segments 0..=9 whose segment 0 is lost: the ACKs SACKing 1..=3 bring it into fast
+    /// recovery. Returned with the packets it sent.
+    fn in_fast_recovery(c: &TcpConfig) -> (Sender<NewReno>, Vec<Packet>) {
+        let (mut s, mut out) = started(c);
         for k in 2..=4 {
             s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + k as u64, c, &mut out);
         }
@@ -773,9 +779,7 @@ mod tests {
     #[test]
     fn initial_window_then_slow_start() {
         let c = cfg(true, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         assert_eq!(seqs(&mut out), (0..10).map(|q| (q, false)).collect::<Vec<_>>());
         assert_eq!(s.rto.deadline(), from_secs(1.0));
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
@@ -789,9 +793,7 @@ mod tests {
     #[test]
     fn handshake_syn_then_initial_window_with_a_sample() {
         let c = TcpConfig { handshake: true, ..cfg(true, false) };
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         let syn = std::mem::take(&mut out);
         assert_eq!(syn.len(), 1);
         assert!(syn[0].syn && !syn[0].retransmit);
@@ -814,9 +816,7 @@ mod tests {
     #[test]
     fn handshake_lost_syn_is_resent_with_backoff_and_no_sample() {
         let c = TcpConfig { handshake: true, ..cfg(true, false) };
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         s.on_timer(from_secs(1.0), &c, &mut out);
         assert!(out[0].syn && out[0].retransmit);
@@ -838,9 +838,7 @@ mod tests {
         // "new-ack" rule drops it at the SYN-ACK (1 s, the initial RTO).
         for (backoff_end, rto) in [(BackoffEnd::ValidSample, 2.0), (BackoffEnd::NewAck, 1.0)] {
             let c = TcpConfig { handshake: true, backoff_end, ..cfg(true, false) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
+            let (mut s, mut out) = started(&c);
             s.on_timer(from_secs(1.0), &c, &mut out);
             out.clear();
             s.on_ack(&Ack { syn: true, ..Ack::default() }, from_secs(1.1), &c, &mut out);
@@ -852,9 +850,7 @@ mod tests {
     #[test]
     fn newreno_fast_retransmit_partial_and_full_ack() {
         let c = cfg(false, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         // Segments 0 and 5 lost: dupacks for 1..=4 arrive as ack(0).
         for k in 0..3 {
@@ -884,9 +880,7 @@ mod tests {
     fn newreno_full_ack_to_ssthresh_releases_the_whole_window() {
         let mut c = cfg(false, false);
         c.full_ack = FullAck::Ssthresh;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         for k in 0..3 {
             s.on_ack(&ack(0, &[]), from_secs(0.1) + k, &c, &mut out);
         }
@@ -915,9 +909,7 @@ mod tests {
     fn reno_leaves_recovery_at_a_partial_ack_and_fast_retransmits_again() {
         for sack in [false, true] {
             let c = TcpConfig { recovery: Recovery::Reno, ..cfg(sack, false) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
+            let (mut s, mut out) = started(&c);
             out.clear();
             let (first, partial, more) = two_losses_acks();
             for (i, a) in first.iter().enumerate() {
@@ -955,9 +947,7 @@ mod tests {
     #[test]
     fn newreno_repairs_both_losses_of_the_window_in_one_recovery() {
         let c = cfg(false, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         let (first, partial, more) = two_losses_acks();
         for (i, a) in first.iter().enumerate() {
@@ -989,9 +979,7 @@ mod tests {
     fn reno_recovers_a_second_loss_by_timeout_when_too_few_duplicate_acks_come() {
         for recovery in [Recovery::Reno, Recovery::NewReno] {
             let c = TcpConfig { recovery, initial_window: 6.0, ..cfg(false, false) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
+            let (mut s, mut out) = started(&c);
             out.clear();
             for (i, k) in [2, 3, 4].into_iter().enumerate() {
                 s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1) + i as u64, &c, &mut out);
@@ -1030,9 +1018,7 @@ mod tests {
     fn recovery_timer_restarts_on_every_or_only_the_first_partial_ack() {
         for (timer, second) in [(RecoveryTimer::EveryAck, 0.3), (RecoveryTimer::FirstPartialAck, 0.2)] {
             let c = TcpConfig { recovery_timer: timer, ..cfg(true, false) };
-            let mut s = Sender::new(0, NewReno, &c);
-            let mut out = Vec::new();
-            s.start(0, &c, &mut out);
+            let (mut s, mut out) = started(&c);
             // A valid RTT sample of 100 ms first, so the RTO is the 200 ms minimum.
             s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
             // Of segments 1..=10 in flight, 1, 3 and 5 are lost; 2, 4 and 6..=8 SACKed.
@@ -1160,9 +1146,7 @@ mod tests {
     #[test]
     fn sack_recovery_retransmits_only_the_holes() {
         let c = cfg(true, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         // 0 and 2 lost; 1, 3, 4, 5 SACKed.
         s.on_ack(&ack(0, &[(1, 2)]), 100, &c, &mut out);
@@ -1185,9 +1169,7 @@ mod tests {
         // RFC 6675 §2: ACKs that repeat the cumulative point and SACK nothing new (as a spurious
         // retransmission's do) are not duplicate ACKs, so three of them trigger nothing.
         let c = TcpConfig { limited_transmit: true, ..cfg(true, false) };
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         s.on_ack(&ack(0, &[(1, 2)]), 100, &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(10, false)], "the first duplicate: one segment by limited transmit");
@@ -1206,9 +1188,7 @@ mod tests {
     #[test]
     fn without_sack_every_ack_that_acknowledges_nothing_new_is_a_duplicate() {
         let c = cfg(false, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         for t in 100..103 {
             s.on_ack(&ack(0, &[]), t, &c, &mut out);
@@ -1220,9 +1200,7 @@ mod tests {
     #[test]
     fn timeout_backs_off_and_resends_from_the_first_hole() {
         let c = cfg(true, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         s.on_timeout(from_secs(1.0), &c, &mut out);
         assert_eq!(seqs(&mut out), vec![(0, true)]);
@@ -1249,9 +1227,7 @@ mod tests {
             ]
         };
         // Nothing comes back: outside recovery, too few duplicate ACKs.
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         s.on_timeout(from_secs(1.0), &c, &mut out);
         assert_eq!(causes(&s), [1, 0, 0, 0]);
         // The retransmission of segment 0 is lost too.
@@ -1278,9 +1254,7 @@ mod tests {
         // Segment 0 lost, 1..=9 SACKed: the ACK that fills the hole after 5 s acknowledges segments sent
         // at 0 and never resent, but the wait is the hole's, not the path's (RFC 6298 §3, Karn).
         let c = cfg(true, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         for k in 2..=4 {
             s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1), &c, &mut out);
         }
@@ -1293,9 +1267,7 @@ mod tests {
     fn rtt_sample_from_the_oldest_acknowledged_segment() {
         // As ns-3's RttHistory and the timestamp option with a cumulative ACK (RFC 7323 §4.3).
         let c = cfg(true, false);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out); // sample 0.1; 10 and 11 leave at 0.1
         s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out); // oldest (1) left at 0: sample 0.3
         assert!((s.srtt().unwrap() - (0.875 * 0.1 + 0.125 * 0.3)).abs() < 1e-9);
@@ -1305,9 +1277,7 @@ mod tests {
     fn ns3_backoff_ends_at_any_new_ack() {
         let mut c = cfg(true, false);
         c.backoff_end = BackoffEnd::NewAck;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         s.on_timeout(from_secs(1.0), &c, &mut out);
         assert_eq!(s.rtt.rto(&c.rto), from_secs(2.0));
         // The ACK of the retransmission gives no sample, but the backoff is gone: back to the initial 1 s.
@@ -1318,9 +1288,7 @@ mod tests {
     #[test]
     fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
         let c = cfg(true, true);
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect));
         out.clear();
         let mut a = ack(1, &[]);
@@ -1345,9 +1313,7 @@ mod tests {
     fn per_signal_ecn_response_reduces_on_every_ece_ack() {
         let mut c = cfg(true, true);
         c.ecn_response = EcnResponse::PerSignal;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         let mut a = ack(1, &[]);
         a.ece = true;
@@ -1368,9 +1334,7 @@ mod tests {
     fn max_window_caps_packets_in_flight() {
         let mut c = cfg(true, false);
         c.max_window = 4;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         assert_eq!(out.len(), 4);
         out.clear();
         s.on_ack(&ack(2, &[]), 10, &c, &mut out);
@@ -1462,9 +1426,7 @@ mod tests {
     fn tcp_pacing_uses_srtt_over_cwnd() {
         let mut c = cfg(true, false);
         c.pacing = Pacing::Rtt;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         assert_eq!(out.len(), 10, "no RTT sample yet: the initial window goes out at once");
         out.clear();
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
@@ -1478,9 +1440,7 @@ mod tests {
         let mut c = cfg(true, false);
         c.pacing = Pacing::Rtt;
         c.max_window = 8;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         assert_eq!(out.len(), 8, "unpaced before the first sample, capped at W_max");
         out.clear();
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
@@ -1497,9 +1457,7 @@ mod tests {
         let mut c = cfg(true, false);
         c.pacing = Pacing::Cwnd;
         c.max_window = 8;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
         // cwnd 11 > W_max 8: one packet every 100/11 ms, the 8 in flight sent faster than one per 12.5 ms.
@@ -1511,9 +1469,7 @@ mod tests {
     fn linux_pacing_ratio_200_percent_in_slow_start_120_after() {
         let mut c = cfg(true, false);
         c.pacing = Pacing::Linux;
-        let mut s = Sender::new(0, NewReno, &c);
-        let mut out = Vec::new();
-        s.start(0, &c, &mut out);
+        let (mut s, mut out) = started(&c);
         assert_eq!(out.len(), 10, "no RTT sample yet: unpaced");
         out.clear();
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
