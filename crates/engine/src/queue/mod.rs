@@ -404,6 +404,18 @@ pub(crate) fn test_packet(flow: u32, seq: u32, size: u32) -> Packet {
     Packet { flow, seq, size, ..Packet::default() }
 }
 
+/// Discipline `D` built from a whole scenario table (`discipline` included) at field `q`, as the
+/// registry builds it (declared ranges checked first).
+#[cfg(test)]
+pub(crate) fn test_build<D: Discipline>(table: serde_json::Value) -> Result<D, ScenarioError> {
+    let mut rest = table;
+    if let Some(t) = rest.as_object_mut() {
+        t.remove("discipline");
+    }
+    let spec: D::Spec = crate::spec::from_value(rest, "q")?;
+    D::from_spec(&spec, test_context("q"))
+}
+
 #[cfg(test)]
 pub(crate) fn test_context(field: &str) -> QueueContext<'_> {
     QueueContext {

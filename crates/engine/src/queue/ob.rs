@@ -104,23 +104,19 @@ impl QueueDisc for Ob {
     }
 
     fn report(&self, out: &mut BTreeMap<String, f64>) {
-        out.insert("drop_probability".into(), self.opt.value());
-        out.insert("drop_probability_window_mean".into(), self.opt.window_mean());
-        out.insert("drop_probability_run_mean".into(), self.opt.run_mean());
-        out.insert("window_sd_steps".into(), self.opt.window_sd_steps());
-        out.insert("periods".into(), self.opt.periods() as f64);
+        self.opt
+            .report(out, ["drop_probability", "drop_probability_window_mean", "drop_probability_run_mean"]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{reason, test_context, test_packet, QueueSpec};
+    use crate::queue::{reason, test_build, test_context, test_packet, QueueSpec};
     use crate::time::from_secs;
 
     fn build(table: serde_json::Value) -> Result<Ob, ScenarioError> {
-        let QueueSpec::Ob(spec) = QueueSpec::parse(&table, "q")? else { panic!("not ob") };
-        Ob::from_spec(&spec, test_context("q"))
+        test_build(table)
     }
 
     #[test]

@@ -136,23 +136,18 @@ impl QueueDisc for Odt {
     }
 
     fn report(&self, out: &mut BTreeMap<String, f64>) {
-        out.insert("limit_bytes".into(), self.opt.value());
-        out.insert("limit_window_mean_bytes".into(), self.opt.window_mean());
-        out.insert("limit_run_mean_bytes".into(), self.opt.run_mean());
-        out.insert("window_sd_steps".into(), self.opt.window_sd_steps());
-        out.insert("periods".into(), self.opt.periods() as f64);
+        self.opt.report(out, ["limit_bytes", "limit_window_mean_bytes", "limit_run_mean_bytes"]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{test_context, test_packet, QueueSpec};
+    use crate::queue::{test_build, test_packet};
     use crate::time::from_secs;
 
     fn build(table: serde_json::Value) -> Result<Odt, ScenarioError> {
-        let QueueSpec::Odt(spec) = QueueSpec::parse(&table, "q")? else { panic!("not odt") };
-        Odt::from_spec(&spec, test_context("q"))
+        test_build(table)
     }
 
     #[test]

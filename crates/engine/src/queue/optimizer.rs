@@ -26,6 +26,7 @@
 use super::red::powi_exact;
 use crate::time::{serialization, to_secs, Time};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The first MIMD move, which the sign rule cannot decide (no previous index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -283,6 +284,17 @@ impl GridOptimizer {
             return self.value();
         }
         self.aug[..self.aug_len].iter().map(|&j| self.grid[j]).sum::<f64>() / self.aug_len as f64
+    }
+
+    /// The optimiser's state for a port's `queue_state`: its value, window mean and run mean under
+    /// `names` (`t` is a limit or a probability), the window's spread in grid steps and the periods.
+    pub fn report(&self, out: &mut BTreeMap<String, f64>, names: [&str; 3]) {
+        let [value, window_mean, run_mean] = names;
+        out.insert(value.into(), self.value());
+        out.insert(window_mean.into(), self.window_mean());
+        out.insert(run_mean.into(), self.run_mean());
+        out.insert("window_sd_steps".into(), self.window_sd_steps());
+        out.insert("periods".into(), self.periods() as f64);
     }
 
     /// The standard deviation of the grid index over the periods in the window (the last `W0`), in grid
