@@ -67,7 +67,9 @@ def test_a_huge_file_is_refused_unread(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr("bufferlab.simulate.MAX_SCENARIO_BYTES", 1000)
     path = tmp_path / "big.toml"
     path.write_text("# " + "x" * 2000 + "\n")
-    assert f"scenario file {path}: larger than 0 MB" in cli_error(["run", str(path)], capsys)
+    err = cli_error(["run", str(path)], capsys)
+    # A long path is shortened in the message (pytest-xdist's temporary paths are long).
+    assert "scenario file /" in err and "big" in err and ": larger than 0 MB" in err
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
