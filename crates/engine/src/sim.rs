@@ -29,7 +29,7 @@ mod tests;
 mod trace;
 
 use crate::events::{Event, EventQueue};
-use crate::monitor::{FctStats, FlowStats};
+use crate::monitor::{FctStats, FlowStats, Window};
 use crate::network::{Pipe, Port};
 use crate::packet::{sack_option_bytes, Ack, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::queue::{QueueDisc, QueueEffects};
@@ -212,7 +212,8 @@ pub struct Simulation {
     out: Vec<Packet>,
     series: Series,
     fct: FctStats,
-    measuring: bool,
+    /// `[warmup, duration]`, where statistics count.
+    window: Window,
     /// All senders' counters when the warm-up ended (the window's are the totals minus these).
     sender_at_warmup: SenderStats,
     // Whole-run conservation counters.
@@ -259,7 +260,7 @@ impl Simulation {
             out: Vec::new(),
             series: Series::new(cfg.network.links.len(), if cfg.sample_cwnd { fixed } else { 0 }),
             fct: FctStats::new(cfg.fct_buckets.clone(), cfg.groups.len(), cfg.fct_records),
-            measuring: false,
+            window: Window::new(cfg.warmup, cfg.duration),
             sender_at_warmup: SenderStats::default(),
             acks_sent: 0,
             delivered: 0,
@@ -682,7 +683,7 @@ impl Simulation {
         flow.fct = Some(fct);
         let g = flow.group as usize;
         self.groups[g].completed += 1;
-        if at <= self.cfg.duration && flow.start >= self.cfg.warmup {
+        if self.window.holds(flow.start, at) {
             let size = flow.size_bytes.unwrap_or(0);
             let route = &self.cfg.groups[g].route;
             let bottleneck = route.iter().map(|&p| self.ports[p].rate).fold(f64::INFINITY, f64::min);
@@ -787,7 +788,7 @@ impl Simulation {
         let f = pkt.flow as usize;
         match pkt.kind {
             Kind::Datagram => {
-                if self.measuring && at >= self.cfg.warmup {
+                if self.window.counts(at) {
                     self.udp[f].delivered += 1;
                 }
             }
@@ -819,14 +820,14 @@ impl Simulation {
                 self.send_ack(f, Ack { syn: true, ..Ack::default() }, at);
             }
             Kind::Data => {
-                let Simulation { flows, cfg, events, measuring, .. } = self;
+                let Simulation { flows, cfg, events, window, .. } = self;
                 let flow = &mut flows[f];
                 let tcp = &cfg.groups[flow.group as usize].tcp;
                 let payload = tcp.payload as u64;
                 flow.in_network -= 1;
                 flow.counts.data_delivered += 1;
                 let d = flow.receiver.on_data(&pkt, at, tcp);
-                if *measuring && at >= cfg.warmup {
+                if window.counts(at) {
                     flow.stats.goodput_bytes += d.new_in_order as u64 * payload;
                     flow.stats.throughput_bytes += payload;
                 }
@@ -863,7 +864,7 @@ impl Simulation {
             let f = pkt.flow as usize;
             match pkt.kind {
                 Kind::Datagram => {
-                    if self.measuring {
+                    if self.window.is_open() {
                         self.udp[f].drops += 1;
                     }
                 }
@@ -875,7 +876,7 @@ impl Simulation {
                     } else {
                         flow.counts.acks_dropped += 1;
                     }
-                    if self.measuring {
+                    if self.window.is_open() {
                         if pkt.kind == Kind::Data {
                             flow.stats.drops += 1;
                         } else {
@@ -889,7 +890,7 @@ impl Simulation {
         self.fx.drops = drops;
         for (f, reason) in self.fx.marks.drain(..) {
             self.ports[p].count_mark(reason);
-            if self.measuring {
+            if self.window.is_open() {
                 self.flows[f as usize].stats.marks += 1;
             }
         }
@@ -1074,7 +1075,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn warmup_end(&mut self) {
-        self.measuring = true;
+        self.window.open();
         self.sender_at_warmup = self.parts().sender_totals();
         for port in &mut self.ports {
             port.begin_measuring(self.now);

@@ -5,9 +5,49 @@ pub mod fct;
 pub mod histogram;
 pub mod stats;
 
+use crate::time::Time;
+
 pub use fct::FctStats;
 pub use histogram::{LogHistogram, TimeWeightedCounts};
 pub use stats::{FlowStats, PortStats, ReasonCounts};
+
+/// The measurement window `[warmup, duration]`: statistics count only inside it. It opens when the
+/// warm-up ends (the loop's `WarmupEnd` event); a packet counts by when it arrives, a flow's completion
+/// by when it started and ended.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    warmup: Time,
+    duration: Time,
+    open: bool,
+}
+
+impl Window {
+    pub fn new(warmup: Time, duration: Time) -> Self {
+        Window { warmup, duration, open: false }
+    }
+
+    /// The warm-up is over.
+    pub fn open(&mut self) {
+        self.open = true;
+    }
+
+    /// Whether the warm-up is over (an event now counts).
+    #[inline(always)]
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// Whether something arriving at `at` (possibly ahead of the loop's clock) counts.
+    #[inline(always)]
+    pub fn counts(&self, at: Time) -> bool {
+        self.open && at >= self.warmup
+    }
+
+    /// Whether a flow started at `start` and completed at `end` counts in the FCT statistics.
+    pub fn holds(&self, start: Time, end: Time) -> bool {
+        end <= self.duration && start >= self.warmup
+    }
+}
 
 /// Running mean and variance (Welford 1962), numerically stable.
 #[derive(Clone, Copy, Debug, Default)]
