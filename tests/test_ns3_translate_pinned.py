@@ -134,12 +134,12 @@ PINNED = {
     "v44-40flows-droptail-16pkts-spread@7": "366e66f6be4ec7d051a43071452d3d5c",
 }
 VARIANT_PINS = {
-    "ared-given": "06b6673d9dcebd4e2e2deb5c77e4c60e",
-    "bytes-limit": "3c119c3f9e3f0095501e580f168c5179",
-    "codel-mtu": "efd951257eb7c7487611482557c8761f",
-    "cubic-linux-pacing": "5a4353f7d9c3f387140ff1ce2d57ab7b",
-    "fq-codel-ce": "e9fd812ef502d08e54ecaab4b45f0da1",
-    "pie-bytes": "0d711f8238b92ff104d421dfccde97c2",
+    "ared-given": "e760167baf95cf0707b1c763de36942a",
+    "bytes-limit": "4f3b8acac83c5906835927cb74abf676",
+    "codel-mtu": "0b406864bd38587780489ccdb41040a3",
+    "cubic-linux-pacing": "a3caa00df94cdc834503252fdc42c011",
+    "fq-codel-ce": "b3510e13ad0a0effc9c4b2c28eadcb72",
+    "pie-bytes": "bd160e6aa379291758320490d7dda7fd",
 }
 
 

@@ -363,6 +363,12 @@ def _fq_codel(ctx: _Queue) -> Dict[str, Any]:
     """FQ-CoDel as ns-3's ``FqCoDelQueueDisc`` (its own 5-tuple hash; per-flow CoDel ``MinBytes`` from
     ``mtu``)."""
     qf, q = ctx.field, ctx.q
+    if q["hash"] != "perturbed":
+        raise BufferLabError(f"{qf}.hash: ns-3 always hashes the 5-tuple into its queues (collisions "
+                             f"possible); the comparison needs \"perturbed\", got {q['hash']!r}")
+    if q.get("perturbation") is not None:
+        raise BufferLabError(f"{qf}.perturbation: ns-3 hashes the 5-tuple, not the engine's (kind, flow), so "
+                             "a given salt has no equivalent there; leave perturbation out to translate")
     target, interval = float(q["target"]), float(q["interval"])
     _check_target_exceeds(qf, target, ctx.tx_s)
     mtu = int(q["mtu"]) if q.get("mtu") is not None else ctx.mean_pktsize
@@ -378,9 +384,8 @@ def _fq_codel(ctx: _Queue) -> Dict[str, Any]:
         # than MinBytes wait in ns-3 (a flow's queue rarely holds the device queue's packet).
         ns3_child_min_bytes=mtu + 1,
     )
-    how = "with a perturbation" if q["hash"] == "perturbed" else "directly"
     ctx.notes.append(f"{qf}: ns-3 hashes the 5-tuple into its {q['flows']} queues, the engine "
-                     f"(kind, flow) {how}; flows share a queue by different collisions")
+                     "(kind, flow) with a perturbation; flows share a queue by different collisions")
     return out
 
 
@@ -412,6 +417,161 @@ def _pie(ctx: _Queue) -> Dict[str, Any]:
 #: run; may add notes.
 DISCIPLINES: Dict[str, Callable[[_Queue], Dict[str, Any]]] = {
     "droptail": _droptail, "red": _red, "ared": _red, "codel": _codel, "fq-codel": _fq_codel, "pie": _pie,
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """What the translator does with one parameter the engine declares."""
+
+    #: "translated" (an ns-3 setting follows it), "refused" (BufferLabError naming the field unless it is
+    #: ``value``), "noted" (translated, with a note that ns-3 differs unless it is ``value``) or "irrelevant"
+    #: (nothing in ns-3 depends on it)
+    how: str
+    why: str
+    #: the value ns-3 runs, for "refused" and "noted" (the engine's resolved value)
+    value: Any = None
+
+
+def _translated(why: str) -> Param:
+    return Param("translated", why)
+
+
+def _refused_unless(value: Any, why: str) -> Param:
+    return Param("refused", why, value)
+
+
+def _noted_unless(value: Any, why: str) -> Param:
+    return Param("noted", why, value)
+
+
+def _irrelevant(why: str) -> Param:
+    return Param("irrelevant", why)
+
+
+_LIMITS = {
+    "limit": _translated("MaxSize = limit - 1 packets (the device queue holds one)"),
+    "limit_bytes": _translated("MaxSize = bytes - one full-size packet (noted); at least two packets"),
+}
+_RED_COMMON = {
+    **_LIMITS,
+    "min_th": _translated("MinTh, one packet lower"),
+    "max_th": _translated("MaxTh, one packet lower"),
+    "max_p": _translated("LInterm = 1 / max_p"),
+    "weight": _translated("QW"),
+    "gentle": _translated("Gentle"),
+    "wait": _translated("Wait"),
+    "ecn": _translated("UseEcn"),
+    "mean_pktsize": _translated("MeanPktSize"),
+    "mark_p": _refused_unless(None, "ns-3's RedQueueDisc marks at every probability (no use_mark_p_)"),
+}
+
+#: For every parameter the engine declares of each translated discipline, of the controllers ns-3 has and
+#: of ``[tcp]``, what the translator does with it (a test keeps this equal to the engine's declarations, so a
+#: new engine parameter fails it until the translator decides about it).
+PARAMETERS: Dict[str, Dict[str, Param]] = {
+    "droptail": dict(_LIMITS),
+    "red": dict(_RED_COMMON),
+    "ared": {
+        **_RED_COMMON,
+        "min_th": _translated("MinTh, one packet lower; default as ns-3's ARED (target_delay x C / 2)"),
+        "max_th": _translated("MaxTh, one packet lower; default 3 min_th"),
+        "weight": _translated("QW; default 1 - exp(-1/C)"),
+        "target_delay": _translated("TargetDelay"),
+        "interval": _translated("Interval"),
+        "alpha": _translated("Alpha"),
+        "beta": _translated("Beta"),
+        "top": _translated("Top"),
+        "bottom": _translated("Bottom; default as ns-3's"),
+        "rtt": _translated("the default Bottom"),
+        "update": _refused_unless("arrival", "ns-3 adapts max_p at arrivals only"),
+        "gentle_max_p": _refused_unless("initial", "ns-3's gentle line keeps the initial max_p"),
+    },
+    "codel": {
+        **_LIMITS,
+        "target": _translated("Target, one packet time shorter"),
+        "interval": _translated("Interval"),
+        "mtu": _translated("MinBytes = mtu - packet + 1"),
+        "ecn": _translated("UseEcn"),
+    },
+    "fq-codel": {
+        "limit": _translated("MaxSize = limit - 1 packets"),
+        "flows": _translated("Flows"),
+        "quantum": _translated("the queue disc's quantum"),
+        "drop_batch": _translated("DropBatchSize"),
+        "hash": _refused_unless("perturbed", "ns-3 always hashes the 5-tuple with a salt (collisions "
+                                "possible); it has no per-flow queue assignment"),
+        "perturbation": _refused_unless(None, "ns-3 hashes the 5-tuple, not the engine's (kind, flow): a "
+                                        "given salt has no equivalent there"),
+        "target": _translated("Target, one packet time shorter"),
+        "interval": _translated("Interval"),
+        "mtu": _translated("the per-flow CoDel's MinBytes = mtu + 1"),
+        "ecn": _translated("UseEcn"),
+        "ce_threshold": _translated("CeThreshold, one packet time shorter"),
+    },
+    "pie": {
+        **_LIMITS,
+        "target": _translated("QueueDelayReference, one packet time shorter"),
+        "t_update": _translated("Tupdate"),
+        "alpha": _translated("A"),
+        "beta": _translated("B"),
+        "max_burst": _translated("MaxBurstAllowance"),
+        "auto_tune": _refused_unless(True, "ns-3 always scales the update (RFC 8033 §4.2)"),
+        "cap_drop_adjustment": _translated("UseCapDropAdjustment"),
+        "delay": _refused_unless("timestamp", "ns-3's rate estimator differs in detail"),
+        "dq_threshold": _translated("DequeueThreshold"),
+        "derandomize": _translated("UseDerandomization"),
+        "ecn": _translated("UseEcn"),
+        "ecn_threshold": _translated("MarkEcnThreshold"),
+        "mean_pktsize": _translated("MeanPktSize"),
+        "scale_by_size": _refused_unless(False, "ns-3 scales by size only with byte limits"),
+    },
+    "newreno": {},
+    "cubic": {
+        "c": _translated("TcpCubic::C"),
+        "beta": _translated("TcpCubic::Beta"),
+        "fast_convergence": _translated("TcpCubic::FastConvergence"),
+        "reno_friendly": _translated("TcpCubic::TcpFriendliness"),
+        **{key: _noted_unless(value, f"ns-3's CUBIC follows {value!r}")
+           for key, value in NS3_CUBIC_CHOICES.items()},
+    },
+    "tcp": {
+        "congestion_control": _translated("the socket type (newreno, cubic; others refused); one for all "
+                                          "groups"),
+        "packet_size": _translated("SegmentSize = packet_size - header_size; link rates scaled for PPP"),
+        "header_size": _noted_unless(40, "ns-3's IPv4 + TCP header without options is 40 B"),
+        "ack_size": _noted_unless(40, "ns-3's ACKs are 40 B (plus SACK blocks)"),
+        "initial_window": _translated("InitialCwnd (whole segments; others refused)"),
+        "max_window": _translated("SndBufSize = RcvBufSize = max_window segments"),
+        "min_rto": _translated("MinRto"),
+        "initial_rto": _translated("RttEstimator::InitialEstimation (one for all groups)"),
+        "max_rto": _noted_unless(60.0, "ns-3 has no attribute for it (its cap is 60 s)"),
+        "clock_granularity": _translated("ClockGranularity"),
+        "delayed_ack": _translated("DelAckCount = 2 (else 1)"),
+        "delayed_ack_timeout": _translated("DelAckTimeout"),
+        "sack": _refused_unless(True, "ns-3 3.44's non-SACK NewReno retransmits segments that were not lost"),
+        "ecn": _translated("UseEcn"),
+        "ecn_response": _refused_unless("once-per-rtt", "ns-3 reduces for ECN once per window"),
+        "ecn_states": _noted_unless("any", "ns-3 reduces for ECN-Echo in fast and timeout recovery too"),
+        "ca_increase": _noted_unless("whole-bytes", "ns-3's NewReno adds SMSS²/cwnd in whole bytes "
+                                     "(NewReno only)"),
+        "dupack_threshold": _translated("ReTxThreshold"),
+        "limited_transmit": _translated("LimitedTransmit"),
+        "ssthresh_from": _noted_unless("pipe", "ns-3 halves RFC 6675's pipe"),
+        "rto_backoff": _noted_unless("new-ack", "ns-3 drops the backoff at any new ACK"),
+        "full_ack": _irrelevant("only without SACK, which is refused"),
+        "overhead": _translated("a jitter queue disc on each sender's access device"),
+        "handshake": _translated("applications start at the engine's start (else one RTT earlier); "
+                                 "ConnTimeout; noted when off with several flows"),
+        "recovery_timer": _noted_unless("first-partial-ack", "ns-3 restarts the timer in recovery only on "
+                                        "the first partial ACK"),
+        "partial_ack": _noted_unless("send-one", "ns-3 sends one segment at once on such a partial ACK"),
+        "recovery_exit": _noted_unless("grow", "ns-3 grows the window at the ACK that ends fast recovery"),
+        "recovery": _refused_unless("newreno", "ns-3 3.44 has no classic Reno fast recovery"),
+        "pacing": _translated("EnablePacing and the pacing ratios (off, rtt, linux; others refused); one "
+                              "for all groups"),
+        "profile": _irrelevant("it sets the defaults of the switches above, read one by one"),
+    },
 }
 
 
@@ -536,6 +696,14 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                          "the pipe limit, on a partial ACK whose first unacknowledged segment was not "
                          "resent; the engine here leaves it to the pipe (set tcp.partial_ack = "
                          "\"send-one\" to compare like with like)")
+        if t.get("recovery_exit", "deflate") != "grow":
+            notes.append(f"{tf('recovery_exit')}: ns-3 grows the window at the ACK that ends fast recovery "
+                         "as at an open-state ACK, the engine here sets cwnd = ssthresh and nothing more "
+                         "(set tcp.recovery_exit = \"grow\" to compare like with like)")
+        if t.get("ecn_states", "open") != "any":
+            notes.append(f"{tf('ecn_states')}: ns-3 reduces for ECN-Echo in fast and timeout recovery too, "
+                         "the engine here in the open state only (set tcp.ecn_states = \"any\" to compare "
+                         "like with like)")
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")
