@@ -19,7 +19,9 @@ NS3_SCENARIO = {
     "bottleneck": {"rate": "20Mbps", "delay": "5ms", "queue": {"discipline": "droptail", "limit": 100}},
     "flows": {"count": 4, "rtt": "100ms"},
 }
-NS3_KEY = "8c5907d1cd6439af4ea16caa9921d4543f7e494ea8f6f849c100f9605ffc629b"
+#: (Its configuration gained the translator's notes on tcp.recovery_exit and tcp.ecn_states, which this
+#: scenario leaves at the RFCs' values; the validation scenarios set ns-3's and kept their keys.)
+NS3_KEY = "9a94a9be4f1c602f6e7a98c994928891ea0541abea1741262bcf1f958b462567"
 
 
 @pytest.fixture

@@ -133,3 +133,28 @@ def test_a_runs_path_that_is_a_file_is_refused_and_a_failed_store_only_warns(tmp
     comp = compare.compare_replicated(SCENARIO, 2, max_replications=2, cache=blocked, **sims.kwargs())
     assert comp.replications == 2 and sims.ns3_seeds == [1, 2] and blocked.store_failed
     assert capsys.readouterr().err.count("cannot store ns-3 runs") == 1
+
+
+def test_the_key_covers_the_runner_and_ns3_not_the_translator_source():
+    """A stored run's key holds its configuration and what turns it into a result: the runner's sources, the
+    C++ monitor and ns-3's version, each of which changes it; the translator's source does not."""
+    import ast
+    from pathlib import Path
+
+    from bufferlab.validation import ns3checks, ns3run
+
+    sources = {"ns3run.py": Path(ns3run.__file__).read_bytes(),
+               "ns3checks.py": Path(ns3checks.__file__).read_bytes(),
+               "monitor.cc": ns3run.monitor_source().encode()}
+    base = cache_mod.runner_fingerprint_of(sources, cache_mod.ns3_version())
+    assert cache_mod.translator_fingerprint() == base
+    for name in cache_mod.RUNNER_SOURCES:
+        assert cache_mod.runner_fingerprint_of({**sources, name: sources[name] + b" "},
+                                               cache_mod.ns3_version()) != base
+    assert cache_mod.runner_fingerprint_of(sources, "3.45") != base
+    # The runner takes from the translator only the translation itself (whose output the key holds).
+    for module in (ns3run, ns3checks):
+        tree = ast.parse(Path(module.__file__).read_text())
+        used = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.module == "bufferlab.validation.translate" for alias in node.names}
+        assert used <= {"ScenarioLike", "load", "translate"}, module.__name__

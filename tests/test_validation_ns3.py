@@ -81,12 +81,12 @@ def test_droptail_limit_and_sizes():
     # PPP's 2-byte header is compensated so a data packet serializes in packet_size * 8 / rate.
     assert link["ns3_rate_bps"] == pytest.approx(100e6 * 1002 / 1000)
     # The semantic differences left by default: ns-3 halves pipe, grows NewReno's window in whole bytes,
-    # ends the backoff at any new ACK, and opens every connection with a SYN that a flow starting into a
-    # full buffer can lose.
+    # grows it at the end of fast recovery, reduces for ECN-Echo in recovery too, ends the backoff at any
+    # new ACK, and opens every connection with a SYN that a flow starting into a full buffer can lose.
     assert [n.split(":")[0] for n in cfg["notes"]] == [
-        "tcp.ssthresh_from", "tcp.ca_increase", "tcp.recovery_timer", "tcp.partial_ack", "tcp.rto_backoff",
-        "tcp.handshake"]
-    assert "ConnTimeout" in cfg["notes"][5] and "whole bytes" in cfg["notes"][1]
+        "tcp.ssthresh_from", "tcp.ca_increase", "tcp.recovery_timer", "tcp.partial_ack", "tcp.recovery_exit",
+        "tcp.ecn_states", "tcp.rto_backoff", "tcp.handshake"]
+    assert "ConnTimeout" in cfg["notes"][7] and "whole bytes" in cfg["notes"][1]
     assert "first partial ACK" in cfg["notes"][2] and "outside the pipe" in cfg["notes"][3]
     # One flow alone starts on an idle path: its handshake is exact either way.
     assert "tcp.handshake" not in str(ns3sim.translate(scenario(flows={"count": 1, "rtt": "100ms"}))["notes"])
