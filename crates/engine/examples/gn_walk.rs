@@ -4,7 +4,7 @@
 
 use bufferlab_engine::packet::{Ecn, Packet};
 use bufferlab_engine::queue::global_notifier::{GlobalNotifier, NotEct};
-use bufferlab_engine::queue::red::{AboveMax, CountRule, RedTest};
+use bufferlab_engine::queue::red::{AboveMax, CountRule, Ramp, RedTest};
 use bufferlab_engine::queue::{Limit, QueueDisc, QueueEffects};
 use bufferlab_engine::rng::Rng;
 use std::time::Instant;
@@ -21,6 +21,7 @@ fn main() {
             weight: 1.0,
             wait: true,
             above_max: AboveMax::Gentle,
+            ramp: Ramp::Linear,
             forced_th: f64::INFINITY,
             count: CountRule::SinceDecision,
             ptc: 1e5,

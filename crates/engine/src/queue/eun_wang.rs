@@ -57,13 +57,13 @@
 //! Reasons: probabilistic decisions (marks, and drops of Not-ECT packets) are `early`, ns-2's forced drops
 //! `forced`, buffer overflows `overflow`.
 
-use super::red::{powi_exact, MARK_P};
+use super::red::{AboveMax, CountRule, Ramp, RedCore, RedDecision, RedTest, MARK_P};
 use super::{reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::spec::params::{name_params, params, Kind, ParamValue};
 use crate::spec::{err, ScenarioError};
-use crate::time::{to_secs, Time};
+use crate::time::Time;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -278,28 +278,21 @@ pub fn probability(profile: Profile, th: &Thresholds, q: f64) -> f64 {
     }
 }
 
-/// ns-2's `p_b` for `avg` below the forced-drop level: the profile's function up to `max_th`, then
-/// (gentle) `p_max + (1 − p_max)·(avg − max_th)/max_th` (ns-2 `calculate_p_new`).
-fn ns2_base_probability(profile: Profile, th: &Thresholds, gentle: bool, avg: f64) -> f64 {
-    let (_, _, p_max) = profile.table();
-    let pb = if avg >= th.max_th {
-        if gentle {
-            p_max + (1.0 - p_max) * (avg - th.max_th) / th.max_th
-        } else {
-            1.0
-        }
+/// The ns2-red reading's forced-drop level: `2·max_th` with `gentle`, else `max_th` (ns-2).
+fn forced_th(gentle: bool, th: &Thresholds) -> f64 {
+    if gentle {
+        2.0 * th.max_th
     } else {
-        probability(profile, th, avg)
-    };
-    pb.min(1.0)
+        th.max_th
+    }
 }
 
-/// What one arrival's test decided, before the buffer check (ns-2 reading).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Decision {
-    Accept,
-    Early,
-    Forced,
+/// The profile's `p_b` below `max_th` in RED's test: RED1 and RED2 are RED's line, EXP its curve.
+fn ramp(profile: Profile, th: &Thresholds) -> Ramp {
+    match profile {
+        Profile::Red1 | Profile::Red2 => Ramp::Linear,
+        Profile::Exp => Ramp::Exp { scale: th.exp_scale },
+    }
 }
 
 pub struct EunWang {
@@ -307,12 +300,8 @@ pub struct EunWang {
     mode: Mode,
     ecn: bool,
     gentle: bool,
-    wait: bool,
     /// ns-2's `mark_p_` (ns2-red reading); `None`: always mark.
     mark_p: Option<f64>,
-    /// `p_b` at the last early decision (ns-2 `v_prob1`).
-    early_pb: f64,
-    weight: f64,
     alpha: f64,
     epsilon: f64,
     buffer_constant: f64,
@@ -323,15 +312,9 @@ pub struct EunWang {
     th: Thresholds,
     limit: u64,
     fifo: Fifo,
-    rng: Rng,
-    avg: f64,
-    /// ns-2 reading: arrivals since the last early or forced decision, and the "above min_th" flag.
-    count: u64,
-    above_min: bool,
-    idle: bool,
-    idle_since: Time,
-    /// Packet transmissions per second at the port's packet size (the EWMA's idle correction).
-    ptc: f64,
+    /// ns-2 RED's average (with its idle correction) and, in the ns2-red reading, its test at the scaled
+    /// thresholds with the profile's ramp; its random stream serves the model's marks too.
+    red: RedCore,
 }
 
 impl Discipline for EunWang {
@@ -366,31 +349,36 @@ impl Discipline for EunWang {
                 "needs tcp.ecn = true (senders must send ECT packets), or ecn = false",
             );
         }
+        let th = Thresholds::new(s.profile, flows, s.alpha);
+        let (_, _, p_max) = s.profile.table();
+        let test = RedTest {
+            min_th: th.min_th,
+            max_th: th.max_th,
+            max_p: p_max,
+            weight: s.weight,
+            wait: s.wait,
+            above_max: if s.gentle { AboveMax::Gentle } else { AboveMax::One },
+            ramp: ramp(s.profile, &th),
+            forced_th: forced_th(s.gentle, &th),
+            count: CountRule::SinceDecision,
+            ptc: ctx.link_rate_bps / (8.0 * ctx.packet_size.max(1) as f64),
+        };
         let mut q = EunWang {
             profile: s.profile,
             mode: s.mode,
             ecn: s.ecn,
             gentle: s.gentle,
-            wait: s.wait,
             mark_p: s.mark_p,
-            early_pb: 0.0,
-            weight: s.weight,
             alpha: s.alpha,
             epsilon: s.epsilon,
             buffer_constant: s.buffer_constant,
             fixed_limit,
             live: s.flows == Flows::Live,
             flows: 0,
-            th: Thresholds::new(s.profile, flows, s.alpha),
+            th,
             limit: 1,
             fifo: Fifo::default(),
-            rng: ctx.rng,
-            avg: 0.0,
-            count: 0,
-            above_min: false,
-            idle: true,
-            idle_since: 0,
-            ptc: ctx.link_rate_bps / (8.0 * ctx.packet_size.max(1) as f64),
+            red: RedCore::new(test, ctx.rng),
         };
         q.set_flows(flows);
         Ok(q)
@@ -406,6 +394,8 @@ impl EunWang {
         }
         self.flows = n;
         self.th = Thresholds::new(self.profile, n, self.alpha);
+        let th = &self.th;
+        self.red.set_thresholds(th.min_th, th.max_th, forced_th(self.gentle, th), ramp(self.profile, th));
         self.limit =
             self.fixed_limit.unwrap_or_else(|| auto_limit(n, self.alpha, self.epsilon, self.buffer_constant));
     }
@@ -427,58 +417,12 @@ impl EunWang {
 
     /// The queue measure (instantaneous, or its average).
     pub fn average(&self) -> f64 {
-        self.avg
+        self.red.average()
     }
 
     /// The marking probability `p^N(q)` at queue measure `q` packets (eq. 2).
     pub fn probability(&self, q: f64) -> f64 {
         probability(self.profile, &self.th, q)
-    }
-
-    /// Update the queue measure for an arrival at `now` (ns-2 RED's average, with its idle correction).
-    fn update_average(&mut self, now: Time) -> f64 {
-        let q = self.fifo.len() as f64;
-        let m = if self.idle {
-            self.idle = false;
-            (self.ptc * to_secs(now.saturating_sub(self.idle_since))) as u64
-        } else {
-            0
-        };
-        self.avg = if self.weight == 1.0 {
-            q
-        } else {
-            self.avg * powi_exact(1.0 - self.weight, m + 1) + self.weight * q
-        };
-        q
-    }
-
-    /// The ns-2 RED test on one arrival (the `red` discipline's `decide`, with the profile's `p_b`).
-    fn ns2_decide(&mut self, q: f64) -> Decision {
-        self.count += 1;
-        let forced_at = if self.gentle { 2.0 * self.th.max_th } else { self.th.max_th };
-        if self.avg >= self.th.min_th && q > 1.0 {
-            if self.avg >= forced_at {
-                self.count = 0;
-                Decision::Forced
-            } else if !self.above_min {
-                self.above_min = true;
-                self.count = 1;
-                Decision::Accept
-            } else {
-                let pb = ns2_base_probability(self.profile, &self.th, self.gentle, self.avg);
-                let pa = super::red::modify_p(pb, self.count, self.wait);
-                if self.rng.uniform() <= pa && pa > 0.0 {
-                    self.count = 0;
-                    self.early_pb = pb;
-                    Decision::Early
-                } else {
-                    Decision::Accept
-                }
-            }
-        } else {
-            self.above_min = false;
-            Decision::Accept
-        }
     }
 
     fn admit(&mut self, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
@@ -493,7 +437,8 @@ impl EunWang {
 
 impl QueueDisc for EunWang {
     fn enqueue(&mut self, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
-        let q = self.update_average(now);
+        let q = self.fifo.len();
+        let avg = self.red.update_average(now, q);
         let mut may_mark = true;
         let early = match self.mode {
             Mode::Marking => {
@@ -501,16 +446,16 @@ impl QueueDisc for EunWang {
                 if (self.fifo.len() as u64) >= self.limit {
                     return fx.drop(pkt, reason::OVERFLOW);
                 }
-                let p = self.probability(self.avg);
-                p >= 1.0 || (p > 0.0 && self.rng.uniform() < p)
+                let p = self.probability(avg);
+                p >= 1.0 || (p > 0.0 && self.red.rng().uniform() < p)
             }
-            Mode::Ns2Red => match self.ns2_decide(q) {
-                Decision::Forced => return fx.drop(pkt, reason::FORCED),
-                Decision::Early => {
-                    may_mark = super::red::may_mark(self.mark_p, self.early_pb);
+            Mode::Ns2Red => match self.red.test(q) {
+                RedDecision::Forced => return fx.drop(pkt, reason::FORCED),
+                RedDecision::Early => {
+                    may_mark = super::red::may_mark(self.mark_p, self.red.early_base_probability());
                     true
                 }
-                Decision::Accept => false,
+                RedDecision::Accept => false,
             },
         };
         if early && !(self.ecn && may_mark && fx.mark(&mut pkt, reason::EARLY)) {
@@ -522,8 +467,7 @@ impl QueueDisc for EunWang {
     fn dequeue(&mut self, now: Time, _fx: &mut QueueEffects) -> Option<Packet> {
         let p = self.fifo.pop();
         if p.is_none() {
-            self.idle = true;
-            self.idle_since = now;
+            self.red.on_empty(now);
         }
         p
     }
@@ -831,15 +775,17 @@ mod tests {
     fn ns2_reading_of_exp_forces_drops_above_max_th_and_ramps_when_gentle() {
         let t = Thresholds::new(Profile::Exp, 100, 0.2);
         // Below max_th: the profile; gentle ramp from 0.2 at max_th to 1 at 2 max_th.
-        assert_eq!(ns2_base_probability(Profile::Exp, &t, true, 10.0), probability(Profile::Exp, &t, 10.0));
+        let gentle = build(serde_json::json!({"profile": "exp", "mode": "ns2-red", "limit": 100}), 100);
+        assert_eq!(gentle.red.base_probability(10.0), probability(Profile::Exp, &t, 10.0));
         let mid = 1.5 * t.max_th;
-        assert!((ns2_base_probability(Profile::Exp, &t, true, mid) - 0.6).abs() < 1e-12);
-        assert_eq!(ns2_base_probability(Profile::Exp, &t, false, t.max_th), 1.0);
-        // Non-gentle: the arrival finding avg = q ≥ 10 N^α = 25.1 (q = 26) is a forced drop.
+        assert!((gentle.red.base_probability(mid) - 0.6).abs() < 1e-12);
+        // Non-gentle: p_b = 1 from max_th, and the arrival finding avg = q ≥ 10 N^α = 25.1 (q = 26) is a
+        // forced drop.
         let mut q = build(
             serde_json::json!({"profile": "exp", "mode": "ns2-red", "gentle": false, "limit": 100}),
             100,
         );
+        assert_eq!(q.red.base_probability(t.max_th), 1.0);
         for s in 0..26 {
             q.fifo.push(ect(s));
         }
@@ -912,8 +858,7 @@ mod tests {
         for s in 0..hold {
             q.fifo.push(test_packet(1, s as u32, 1000));
         }
-        q.above_min = true;
-        q.idle = false;
+        q.red.prime();
         let mut fx = QueueEffects::default();
         for s in 0..n {
             q.enqueue(Packet { ecn, ..test_packet(0, s, 1000) }, 0, &mut fx);

@@ -38,7 +38,7 @@
 //! number of flows, the share of the flows one firing notifies). Counting sorts the firing's flow
 //! numbers: no per-flow state either.
 
-use super::red::{AboveMax, CountRule, RedCore, RedDecision, RedTest};
+use super::red::{AboveMax, CountRule, Ramp, RedCore, RedDecision, RedTest};
 use super::{
     fifo_occupancy, reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects,
     Reason, LIMIT, LIMIT_BYTES,
@@ -209,6 +209,7 @@ impl Discipline for GlobalNotifier {
             weight: s.weight,
             wait: s.wait,
             above_max: if s.gentle { AboveMax::Gentle } else { AboveMax::Linear },
+            ramp: Ramp::Linear,
             forced_th: if s.forced_drop { 2.0 * s.max_th } else { f64::INFINITY },
             count: match s.count {
                 Count::SinceMark => CountRule::SinceDecision,
@@ -281,6 +282,7 @@ mod tests {
             weight: 1.0,
             wait: true,
             above_max: AboveMax::Gentle,
+            ramp: Ramp::Linear,
             forced_th: f64::INFINITY,
             count: CountRule::SinceDecision,
             ptc: 1000.0,
@@ -399,6 +401,7 @@ mod tests {
             weight: 1.0,
             wait: true,
             above_max: AboveMax::Linear,
+            ramp: Ramp::Linear,
             forced_th: 8.0,
             count: CountRule::SinceDecision,
             ptc: 1000.0,
@@ -479,6 +482,7 @@ mod tests {
                 weight: 1.0,
                 wait: true,
                 above_max: AboveMax::Linear,
+                ramp: Ramp::Linear,
                 forced_th: f64::INFINITY,
                 count,
                 ptc: 1000.0,

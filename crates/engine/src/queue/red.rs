@@ -139,6 +139,7 @@ impl RedParams {
             weight: self.weight,
             wait: self.wait,
             above_max: if self.gentle { AboveMax::Gentle } else { AboveMax::One },
+            ramp: Ramp::Linear,
             forced_th: if self.gentle { 2.0 * self.max_th } else { self.max_th },
             count: CountRule::SinceDecision,
             ptc: self.link_rate_bps / (8.0 * self.mean_pktsize as f64),
@@ -155,6 +156,15 @@ pub enum AboveMax {
     One,
     /// Eq. (3) extended: `max_p·(avg−min_th)/(max_th−min_th)`, capped at 1.
     Linear,
+}
+
+/// The base probability `p_b` from `min_th` up to `max_th`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ramp {
+    /// RED's line: `max_p·(avg − min_th)/(max_th − min_th)`.
+    Linear,
+    /// Eun & Wang's EXP marking (Table I): `1 − exp(−avg/scale)`.
+    Exp { scale: f64 },
 }
 
 /// What `count` counts.
@@ -176,6 +186,8 @@ pub struct RedTest {
     pub weight: f64,
     pub wait: bool,
     pub above_max: AboveMax,
+    /// `p_b` below `max_th`.
+    pub ramp: Ramp,
     /// Arrivals are dropped outright (forced) when the average is at least this (`f64::INFINITY`: never).
     pub forced_th: f64,
     pub count: CountRule,
@@ -281,6 +293,23 @@ impl RedCore {
         self.avg
     }
 
+    /// Move the thresholds (Eun & Wang's scaling by a live N): `min_th`, `max_th`, the forced-drop level
+    /// and the ramp between them.
+    pub fn set_thresholds(&mut self, min_th: f64, max_th: f64, forced_th: f64, ramp: Ramp) {
+        (self.t.min_th, self.t.max_th, self.t.forced_th, self.t.ramp) = (min_th, max_th, forced_th, ramp);
+    }
+
+    /// As after earlier arrivals above `min_th` to a busy queue (for tests that start there).
+    #[cfg(test)]
+    pub(crate) fn prime(&mut self) {
+        (self.above_min, self.idle) = (true, false);
+    }
+
+    /// The random stream of the test, for a discipline's other draws.
+    pub fn rng(&mut self) -> &mut Rng {
+        &mut self.rng
+    }
+
     /// The base probability `p_b` of the last [`RedDecision::Early`] (ns-2 `v_prob1`).
     pub fn early_base_probability(&self) -> f64 {
         self.early_pb
@@ -294,7 +323,10 @@ impl RedCore {
                 self.gentle_max_p + (1.0 - self.gentle_max_p) * (avg - t.max_th) / t.max_th
             }
             AboveMax::One if avg >= t.max_th => 1.0,
-            _ => t.max_p * (avg - t.min_th) / (t.max_th - t.min_th),
+            _ => match t.ramp {
+                Ramp::Linear => t.max_p * (avg - t.min_th) / (t.max_th - t.min_th),
+                Ramp::Exp { scale } => -(-avg / scale).exp_m1(),
+            },
         };
         pb.min(1.0)
     }
