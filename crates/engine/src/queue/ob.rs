@@ -97,8 +97,7 @@ impl QueueDisc for Ob {
     }
 
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
-        if self.meter.period_end().is_some_and(|end| now >= end) {
-            let (u, d) = self.meter.end_period(now);
+        if let Some((u, d)) = self.meter.end_if_due(now) {
             self.opt.end_of_period(u, d);
         }
     }

@@ -128,8 +128,7 @@ impl QueueDisc for Odt {
     }
 
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
-        if self.meter.period_end().is_some_and(|end| now >= end) {
-            let (u, d) = self.meter.end_period(now);
+        if let Some((u, d)) = self.meter.end_if_due(now) {
             let t = self.opt.end_of_period(u, d);
             self.q.set_limit(Limit::Bytes(t as u64));
         }

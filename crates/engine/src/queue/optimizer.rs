@@ -458,6 +458,11 @@ impl Meter {
         self.started.then_some(self.period_start + self.interval)
     }
 
+    /// The discipline's timer fired at `now`: the period's `(ũ, d̃)` if it has ended ([`Meter::end_period`]).
+    pub fn end_if_due(&mut self, now: Time) -> Option<(f64, f64)> {
+        self.period_end().is_some_and(|end| now >= end).then(|| self.end_period(now))
+    }
+
     /// Close the period at `now`: `(ũ, d̃)`, the fraction of the period the link transmitted (the part of a
     /// packet still in service counts in the next period) and the mean potential delay (0 without arrivals).
     pub fn end_period(&mut self, now: Time) -> (f64, f64) {
