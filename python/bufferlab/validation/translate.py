@@ -112,6 +112,24 @@ NS3_CANNOT_CHECK_FEATURES: Dict[str, str] = {
 
 
 
+
+#: The [tcp] switches whose value ns-3 3.44 fixes, that value, and what ns-3 and the engine then do
+#: differently: a note when a scenario leaves the switch elsewhere (ca_increase: NewReno's only).
+NS3_SWITCH_NOTES = (
+    ("ssthresh_from", "pipe", "ns-3 halves RFC 6675's pipe after a loss, the engine here FlightSize"),
+    ("ca_increase", "whole-bytes", "ns-3's NewReno adds SMSS²/cwnd in whole bytes per ACK, truncated, which "
+     "slows windows of hundreds of segments; the engine here adds it exactly"),
+    ("recovery_timer", "first-partial-ack", "ns-3 restarts the retransmission timer during fast recovery "
+     "only on the first partial ACK, the engine here on every ACK of new data"),
+    ("partial_ack", "send-one", "in fast recovery ns-3 sends one segment at once, outside the pipe limit, "
+     "on a partial ACK whose first unacknowledged segment was not resent; the engine here leaves it to the "
+     "pipe"),
+    ("recovery_exit", "grow", "ns-3 grows the window at the ACK that ends fast recovery as at an open-state "
+     "ACK, the engine here sets cwnd = ssthresh and nothing more"),
+    ("ecn_states", "any", "ns-3 reduces for ECN-Echo in fast and timeout recovery too, the engine here in "
+     "the open state only"),
+)
+
 def load(scenario: ScenarioLike) -> Dict[str, Any]:
     """The scenario as written (a dict), for naming fields in errors; a file's scenario is named after it by
     default."""
@@ -680,30 +698,10 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             notes.append(
                 f"{tf('ack_size')} is {ack} B; ns-3 ACKs are 40 B (plus SACK blocks during recovery)"
             )
-        if t["ssthresh_from"] != "pipe":
-            notes.append(f"{tf('ssthresh_from')}: ns-3 halves RFC 6675's pipe after a loss, the engine here "
-                         "FlightSize (set tcp.ssthresh_from = \"pipe\" to compare like with like)")
-        if kind == "newreno" and t.get("ca_increase", "exact") != "whole-bytes":
-            notes.append(f"{tf('ca_increase')}: ns-3's NewReno adds SMSS²/cwnd in whole bytes per ACK, "
-                         "truncated, which slows windows of hundreds of segments; the engine here adds it "
-                         "exactly (set tcp.ca_increase = \"whole-bytes\" to compare like with like)")
-        if t.get("recovery_timer", "every-ack") != "first-partial-ack":
-            notes.append(f"{tf('recovery_timer')}: ns-3 restarts the retransmission timer during fast "
-                         "recovery only on the first partial ACK, the engine here on every ACK of new "
-                         "data (set tcp.recovery_timer = \"first-partial-ack\" to compare like with like)")
-        if t.get("partial_ack", "pipe") != "send-one":
-            notes.append(f"{tf('partial_ack')}: in fast recovery ns-3 sends one segment at once, outside "
-                         "the pipe limit, on a partial ACK whose first unacknowledged segment was not "
-                         "resent; the engine here leaves it to the pipe (set tcp.partial_ack = "
-                         "\"send-one\" to compare like with like)")
-        if t.get("recovery_exit", "deflate") != "grow":
-            notes.append(f"{tf('recovery_exit')}: ns-3 grows the window at the ACK that ends fast recovery "
-                         "as at an open-state ACK, the engine here sets cwnd = ssthresh and nothing more "
-                         "(set tcp.recovery_exit = \"grow\" to compare like with like)")
-        if t.get("ecn_states", "open") != "any":
-            notes.append(f"{tf('ecn_states')}: ns-3 reduces for ECN-Echo in fast and timeout recovery too, "
-                         "the engine here in the open state only (set tcp.ecn_states = \"any\" to compare "
-                         "like with like)")
+        for field, ns3, differs in NS3_SWITCH_NOTES:
+            if t[field] != ns3 and (field != "ca_increase" or kind == "newreno"):
+                notes.append(f"{tf(field)}: {differs} (set tcp.{field} = \"{ns3}\" to compare like with "
+                             "like)")
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")
