@@ -162,6 +162,7 @@ mod tests {
             (serde_json::json!({"initial_probability": 0}), "q.initial_probability"),
             (serde_json::json!({"initial_probability": 1.5}), "q.initial_probability"),
             (serde_json::json!({"min_probability": 0}), "q.min_probability"),
+            (serde_json::json!({"min_probability": 1.5}), "q.min_probability"),
             (serde_json::json!({"min_probability": 0.99, "initial_probability": 0.995}), "q.min_probability"),
             (serde_json::json!({"ecn": true, "gamma": 1e9}), "q.gamma"),
             (serde_json::json!({"window": -3}), "q.window"),

@@ -173,7 +173,7 @@ pub enum Bound {
 }
 
 /// What values a parameter allows. Ranges are checked by [`Params::check`]; names are enforced by
-/// deserialization and listed here for the reference; a `context` rule is checked where the table is
+/// deserialization (a table-valued parameter's where it is parsed) and listed here for the reference; a `context` rule is checked where the table is
 /// built, against the port or the flows, and says what it checks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rule {
@@ -318,22 +318,32 @@ pub trait Params: Default + serde::Serialize {
     /// The number parameter `name` holds (`None`: not a number, or not given).
     fn number(&self, name: &str) -> Option<f64>;
 
-    /// Check every parameter against its declared range; errors name `prefix.<param>`.
+    /// Check every parameter against its declared range; errors name `prefix.<param>`. Ranges bounded by
+    /// numbers come first, so a parameter that bounds another is checked before it is used as a bound.
+    /// Nothing is formatted unless a check fails (controllers are checked once per flow).
     fn check(&self, prefix: &str) -> Result<(), ScenarioError> {
-        for p in Self::PARAMS {
-            let (Some(v), true) = (self.number(p.name), p.rule.low.is_some() || p.rule.high.is_some()) else {
-                continue;
-            };
-            let end = |b: Option<Bound>| match b {
-                Some(Bound::Value(x)) => Some(x),
-                Some(Bound::Field(f)) => self.number(f),
-                None => None,
-            };
-            let r = &p.rule;
-            let low_ok = end(r.low).is_none_or(|lo| if r.low_open { v > lo } else { v >= lo });
-            let high_ok = end(r.high).is_none_or(|hi| if r.high_open { v < hi } else { v <= hi });
-            let field = format!("{prefix}.{}", p.name);
-            check(&field, v.is_finite() && low_ok && high_ok, &r.range_text(p.kind), p.kind.format(v))?;
+        let by_field = |b: Option<Bound>| matches!(b, Some(Bound::Field(_)));
+        for relative in [false, true] {
+            for p in Self::PARAMS {
+                let r = &p.rule;
+                if (by_field(r.low) || by_field(r.high)) != relative {
+                    continue;
+                }
+                let Some(v) = self.number(p.name).filter(|_| r.low.is_some() || r.high.is_some()) else {
+                    continue;
+                };
+                let end = |b: Option<Bound>| match b {
+                    Some(Bound::Value(x)) => Some(x),
+                    Some(Bound::Field(f)) => self.number(f),
+                    None => None,
+                };
+                let low_ok = end(r.low).is_none_or(|lo| if r.low_open { v > lo } else { v >= lo });
+                let high_ok = end(r.high).is_none_or(|hi| if r.high_open { v < hi } else { v <= hi });
+                if !(v.is_finite() && low_ok && high_ok) {
+                    let field = format!("{prefix}.{}", p.name);
+                    return check(&field, false, &r.range_text(p.kind), p.kind.format(v));
+                }
+            }
         }
         Ok(())
     }
@@ -356,6 +366,10 @@ pub trait Params: Default + serde::Serialize {
                     },
                     "default_value": value,
                     "range": p.rule.range_text(p.kind),
+                    "low": number_bound(p.rule.low),
+                    "high": number_bound(p.rule.high),
+                    "low_open": p.rule.low_open,
+                    "high_open": p.rule.high_open,
                     "names": p.rule.names,
                     "context": p.rule.context,
                     "doc": p.description(),
@@ -364,6 +378,14 @@ pub trait Params: Default + serde::Serialize {
             .collect();
         let about: Vec<&str> = Self::ABOUT.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         json!({ "about": about.join(" "), "source": Self::SOURCE, "params": params })
+    }
+}
+
+/// A numeric end of a range, for the reference (`null` when none, or when another parameter bounds it).
+fn number_bound(b: Option<Bound>) -> Value {
+    match b {
+        Some(Bound::Value(x)) => json!(x),
+        _ => Value::Null,
     }
 }
 
