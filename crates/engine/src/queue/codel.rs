@@ -63,8 +63,10 @@ params! {
 pub const TARGET: Rule = Rule::closed(1e-9, 3600.0);
 /// CoDel's `interval`.
 pub const INTERVAL: Rule = Rule::closed(1e-9, 3600.0);
+/// The least `mtu` (maxpacket) and FQ-CoDel `quantum`, bytes.
+pub const MTU_FLOOR: f64 = 64.0;
 /// CoDel's `mtu` (maxpacket).
-pub const MTU: Rule = Rule::closed(64.0, 1e9);
+pub const MTU: Rule = Rule::closed(MTU_FLOOR, 1e9);
 
 /// CoDel's parameters, shared by every queue it controls.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,17 +80,22 @@ pub struct Params {
 }
 
 impl Params {
-    /// From a table's `target`, `interval` and `mtu` (default: the port's packet size), their ranges
-    /// checked ([`TARGET`], [`INTERVAL`], [`MTU`]).
+    /// From a table's `target`, `interval` and `mtu`, their declared ranges checked ([`TARGET`],
+    /// [`INTERVAL`], [`MTU`]); `mtu` defaults to the port's packet size, checked here against the same floor.
     pub fn new(
         target: Seconds,
         interval: Seconds,
         mtu: Option<Bytes>,
         ecn: bool,
         ctx: &QueueContext,
-    ) -> Params {
-        let mtu = mtu.map_or(ctx.packet_size as f64, |b| b.0);
-        Params { target: from_secs(target.0), interval: from_secs(interval.0), maxpacket: mtu as u64, ecn }
+    ) -> Result<Params, ScenarioError> {
+        let mtu = ctx.bytes_or_packet_size("mtu", mtu, MTU_FLOOR)?;
+        Ok(Params {
+            target: from_secs(target.0),
+            interval: from_secs(interval.0),
+            maxpacket: mtu as u64,
+            ecn,
+        })
     }
 
     /// RFC 8289 §5.5: `t + interval / √count`, rounded to the picosecond.
@@ -212,7 +219,7 @@ impl Discipline for CoDel {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
         let limit = resolve_limit_or(s.limit, s.limit_bytes, Limit::Packets(1000), &ctx)?;
-        let params = Params::new(s.target, s.interval, s.mtu, s.ecn, &ctx);
+        let params = Params::new(s.target, s.interval, s.mtu, s.ecn, &ctx)?;
         ctx.check_ecn(s.ecn)?;
         Ok(CoDel { fifo: Fifo::default(), limit, params, codel: CoDelState::default() })
     }
@@ -399,6 +406,24 @@ mod tests {
         let mut fx = QueueEffects::default();
         q.enqueue(test_packet(0, 9, 1000), 0, &mut fx);
         assert_eq!((q.len(), fx.drops[0].1, fx.drops[0].2), (2, reason::OVERFLOW, Stage::BeforeEnqueue));
+    }
+
+    #[test]
+    fn a_default_mtu_below_the_floor_is_refused() {
+        // A port crossed only by 20-byte datagrams: the default maxpacket (and FQ-CoDel's quantum) would be 20 B.
+        let tiny = || QueueContext { packet_size: 20, ..test_context("q") };
+        for (table, field) in [
+            (serde_json::json!({"discipline": "codel"}), "q.mtu"),
+            (serde_json::json!({"discipline": "fq-codel", "mtu": 1500}), "q.quantum"),
+            (serde_json::json!({"discipline": "fq-codel", "quantum": 1500}), "q.mtu"),
+        ] {
+            let e = QueueSpec::parse(&table, "q").unwrap().build(tiny()).err().unwrap();
+            assert_eq!(e.field, field, "{table}");
+        }
+        assert!(QueueSpec::parse(&serde_json::json!({"discipline": "codel", "mtu": 1500}), "q")
+            .unwrap()
+            .build(tiny())
+            .is_ok());
     }
 
     #[test]

@@ -45,7 +45,7 @@
 //! `drop_next` (Linux; ns-3 from now), times in picoseconds with an exact √count (ns-3: 1024 ns units and
 //! Newton steps).
 
-use super::codel::{CoDelState, Params, INTERVAL, MTU, TARGET};
+use super::codel::{CoDelState, Params, INTERVAL, MTU, MTU_FLOOR, TARGET};
 use super::{reason, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects, Reason};
 use crate::packet::{Kind, Packet};
 use crate::rng::mix64;
@@ -73,13 +73,14 @@ params! {
     /// FQ-CoDel (RFC 8290, Linux `sch_fq_codel`, ns-3 `FqCoDelQueueDisc`): packets hashed into flow queues
     /// served by deficit round robin, new queues first, each under its own CoDel.
     pub struct Spec {
-        /// Packets waiting over all queues (Linux's and ns-3's 10240); an arrival is always queued, then
-        /// while more than `limit` wait the fattest queue loses up to `drop_batch` from its head.
+        /// Packets waiting over all queues (Linux's and ns-3's 10240); an arrival is always queued, then if
+        /// more than `limit` wait the fattest queue loses packets from its head, up to `drop_batch` or half
+        /// its bytes.
         limit: u64 = 10240, Rule::closed(1.0, (1u64 << 40) as f64).unit("packets");
         /// Flow queues (ns-3 `Flows`, Linux `flows`).
         flows: u32 = 1024, Rule::closed(1.0, 65536.0);
         /// DRR quantum, bytes per round; default: the packet size of the flows crossing the port.
-        quantum: Option<Bytes> = None, Rule::closed(64.0, 1e9).default_is("the packet size");
+        quantum: Option<Bytes> = None, Rule::closed(MTU_FLOOR, 1e9).default_is("the packet size");
         /// Most packets dropped from the fattest queue at an overflow (ns-3 `DropBatchSize`).
         drop_batch: u32 = 64, Rule::closed(1.0, (1u32 << 20) as f64);
         /// How packets are spread over the queues, by the key 3·flow + kind (data, ACK, datagram):
@@ -138,9 +139,9 @@ pub struct FqCoDel {
 impl Discipline for FqCoDel {
     type Spec = Spec;
     fn build(s: &Spec, ctx: QueueContext) -> Result<Self, ScenarioError> {
-        let quantum = s.quantum.map_or(ctx.packet_size as f64, |b| b.0);
+        let quantum = ctx.bytes_or_packet_size("quantum", s.quantum, MTU_FLOOR)?;
         let ecn = s.ecn.unwrap_or(true);
-        let codel = Params::new(s.target, s.interval, s.mtu, ecn, &ctx);
+        let codel = Params::new(s.target, s.interval, s.mtu, ecn, &ctx)?;
         ctx.check_ecn(s.ecn == Some(true))?;
         let ce_threshold = match s.ce_threshold {
             None => None,

@@ -237,6 +237,27 @@ impl QueueContext<'_> {
         format!("{}.{param}", self.field)
     }
 
+    /// A size in bytes a table may leave to the port (`mtu`, `quantum`): the value given (its declared
+    /// range already checked), or else the port's packet size, which must then be at least `low` too.
+    pub fn bytes_or_packet_size(
+        &self,
+        param: &str,
+        given: Option<Bytes>,
+        low: f64,
+    ) -> Result<f64, ScenarioError> {
+        match given {
+            Some(b) => Ok(b.0),
+            None if (self.packet_size as f64) < low => err(
+                &self.field(param),
+                format!(
+                    "the default, the port's packet size ({} B), is below {low} B: give {param}",
+                    self.packet_size
+                ),
+            ),
+            None => Ok(self.packet_size as f64),
+        }
+    }
+
     /// An `ecn = true` parameter needs ECN-capable senders through the port.
     pub fn check_ecn(&self, ecn: bool) -> Result<(), ScenarioError> {
         if ecn && !self.ecn_senders {
