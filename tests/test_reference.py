@@ -1,7 +1,7 @@
 """The parameter reference (`bufferlab describe`, the generated tables of docs/scenario.md) against what the
 engine does with the tables: the declared parameters are those a table resolves to, each declared default
-written out resolves as leaving it out, every declared name is accepted, a declared range is enforced at
-its ends, and the document's tables are current."""
+written out resolves as leaving it out, every declared name is accepted, a value just outside either end
+of a declared range is refused naming its field, and the documents' generated tables are current."""
 
 from __future__ import annotations
 
@@ -110,18 +110,34 @@ def test_declared_names_are_accepted(section: str, name: str) -> None:
                 assert p["context"] and "must be one of" not in str(exc), (name, p["name"], value, exc)
 
 
+def _outside(p: Dict[str, Any]) -> List[Any]:
+    """Values just outside each numeric end of ``p``'s declared range (an open end itself)."""
+    out: List[float] = []
+    integer = p["kind"] in ("integer", "name")
+    if p["low"] is not None:
+        low = p["low"]
+        below = low if p["low_open"] else (low - 1 if integer else low - max(abs(low), 1e-9) * 0.5)
+        if not (integer and below < 0):  # a negative whole number is refused by its type already
+            out.append(int(below) if integer else below)
+    if p["high"] is not None and not (integer and p["high"] >= 2**32 - 1):  # the type's own bound
+        high = p["high"]
+        above = high if p["high_open"] else (high + 1 if integer else high + max(abs(high), 1.0))
+        out.append(int(above) if integer else above)
+    return out
+
+
 @pytest.mark.parametrize("section,name", ENTRIES)
-def test_a_value_far_out_of_range_names_its_field(section: str, name: str) -> None:
-    params = reference.entry(name)["params"]
-    for p in params:
-        if not p["range"].startswith(("in ", ">", ">=")) or p["kind"] not in ("number", "integer",
-                                                                              "duration", "size"):
-            continue
-        if any(q["name"] in p["range"] for q in params):
-            continue  # bounded by another parameter, which may be left out
-        with pytest.raises(bufferlab.BufferLabError) as info:
-            _strict_resolve(section, name, {p["name"]: -1e300})
-        assert f'{p["name"]}:' in str(info.value), (name, p["name"], str(info.value))
+def test_a_value_just_out_of_range_is_refused_naming_its_field(section: str, name: str) -> None:
+    tried = 0
+    for p in reference.entry(name)["params"]:
+        for value in _outside(p):
+            with pytest.raises(bufferlab.BufferLabError) as info:
+                _strict_resolve(section, name, {p["name"]: value})
+            assert f'{p["name"]}:' in str(info.value), (name, p["name"], value, str(info.value))
+            assert "must be" in str(info.value), (name, p["name"], value, str(info.value))
+            tried += 1
+    numeric = [p for p in reference.entry(name)["params"] if _outside(p)]
+    assert tried >= len(numeric), (name, tried, len(numeric))
 
 
 def _strict_resolve(section: str, name: str, params: Dict[str, Any]) -> None:
@@ -144,6 +160,7 @@ def test_the_document_tables_are_current_and_complete() -> None:
     assert stale == [], f"out of date: {stale}; run bufferlab describe --update-docs docs/scenario.md"
 
 
+@pytest.mark.slow  # four subprocesses
 def test_describe_at_the_terminal() -> None:
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "bufferlab", "describe", *args], capture_output=True,
@@ -165,3 +182,10 @@ def test_the_architecture_lists_are_current() -> None:
     assert lists == {"disciplines", "controllers", "commands"}
     stale = reference.update_document(arch)
     assert stale == [], f"out of date: {stale}; run bufferlab describe --update-docs docs/architecture.md"
+
+
+def test_update_docs_on_a_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from bufferlab.cli import main  # noqa: PLC0415
+
+    assert main(["describe", "--update-docs", str(tmp_path / "none.md")]) == 2
+    assert "cannot read" in capsys.readouterr().err
