@@ -1,5 +1,5 @@
 """The `bufferlab` command line: `run`, `advise`, `model`, `validate`, `reproduce`, `bench`, `report`,
-`sweep`, `plot`.
+`describe`, `sweep`, `plot`.
 
 Each sub-command lives in its own module under :mod:`bufferlab.commands` that exposes
 ``register(subparsers)``; the module sets ``func`` on its parser. Every

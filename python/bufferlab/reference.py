@@ -129,7 +129,11 @@ MARKER = re.compile(
 def update_document(path: Path, write: bool = False) -> List[str]:
     """Regenerate every marked table of the Markdown file ``path``; returns the names whose table was out
     of date (written back with ``write``). A marker naming nothing the engine knows is an error."""
-    source = path.read_text(encoding="utf-8")
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise BufferLabError(f"--update-docs: cannot read {path}: {reason}") from None
     stale: List[str] = []
 
     def replace(m: re.Match) -> str:
@@ -140,5 +144,8 @@ def update_document(path: Path, write: bool = False) -> List[str]:
 
     updated = MARKER.sub(replace, source)
     if write and updated != source:
-        path.write_text(updated, encoding="utf-8")
+        try:
+            path.write_text(updated, encoding="utf-8")
+        except OSError as exc:
+            raise BufferLabError(f"--update-docs: cannot write {path}: {exc.strerror}") from None
     return stale

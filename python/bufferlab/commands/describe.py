@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     form.add_argument("--json", action="store_true", help="the reference as JSON")
     form.add_argument("--markdown", action="store_true", help="the parameter table in Markdown")
     form.add_argument("--update-docs", metavar="FILE", type=Path,
-                      help="regenerate the tables marked <!-- reference NAME --> in a Markdown file")
+                      help="regenerate the generated parts of a Markdown file (<!-- reference NAME --> "
+                      "parameter tables, <!-- list WHAT --> lists)")
     p.set_defaults(func=handle)
 
