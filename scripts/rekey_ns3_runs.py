@@ -13,6 +13,10 @@ and checks it equals the stored key, then writes the record under the current ke
 unless ``--move``). A run whose old key matches no revision is left alone and counted as failed: it was
 made by another translator or configuration, and reading it back would give a result for other settings.
 Finally every re-keyed run is read back through ``Ns3RunCache.get``. Exit status 1 if any run failed.
+
+The script cannot tell whether the runner (what turns a configuration into a result) changed between REV and
+now: give only revisions whose runner is today's, or a stale result would be read back as current.
+Temporary files of an interrupted write (``.tmp-*``) are skipped.
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ def rekey(runs: Path, revs: List[str], scenario_paths: List[Path], *, move: bool
     failures: List[Dict[str, str]] = []
     moved: List[Dict[str, Any]] = []
     for path in sorted(runs.glob("*/*.json")):
+        if path.name.startswith(".tmp"):
+            continue
         try:
             record = json.loads(path.read_text())
             stored_key, name, seed = record["key"], record["scenario"], int(record["seed"])
@@ -85,7 +91,7 @@ def rekey(runs: Path, revs: List[str], scenario_paths: List[Path], *, move: bool
             outcome["not translated"] += 1
             failures.append({"path": str(path), "why": f"translate: {exc}"})
             continue
-        new_key = cache.key_of(config, cache.translator_fingerprint())
+        new_key = cache.key_of(config, cache.runner_fingerprint())
         target = store.records.path(store.name(scenario, new_key))
         if stored_key == new_key:
             outcome["already current"] += 1

@@ -26,7 +26,7 @@ NS3_KEY = "9a94a9be4f1c602f6e7a98c994928891ea0541abea1741262bcf1f958b462567"
 
 @pytest.fixture
 def fixed_translator(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cache, "translator_fingerprint", lambda: "fixed translator")
+    monkeypatch.setattr(cache, "runner_fingerprint", lambda: "fixed translator")
 
 
 def test_an_ns3_run_key_and_its_file(fixed_translator: None, tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ def test_a_changed_scenario_or_translator_runs_again(tmp_path, monkeypatch):
     sims = Counting()
     compare.compare_replicated(deeper, 2, max_replications=2, cache=store, **sims.kwargs())
     assert sims.ns3_seeds == [1, 2]
-    monkeypatch.setattr(cache_mod, "translator_fingerprint", lambda: "another translator")
+    monkeypatch.setattr(cache_mod, "runner_fingerprint", lambda: "another translator")
     sims = Counting()
     compare.compare_replicated(SCENARIO, 2, max_replications=2, cache=store, **sims.kwargs())
     assert sims.ns3_seeds == [1, 2]
@@ -147,7 +147,7 @@ def test_the_key_covers_the_runner_and_ns3_not_the_translator_source():
                "ns3checks.py": Path(ns3checks.__file__).read_bytes(),
                "monitor.cc": ns3run.monitor_source().encode()}
     base = cache_mod.runner_fingerprint_of(sources, cache_mod.ns3_version())
-    assert cache_mod.translator_fingerprint() == base
+    assert cache_mod.runner_fingerprint() == base
     for name in cache_mod.RUNNER_SOURCES:
         assert cache_mod.runner_fingerprint_of({**sources, name: sources[name] + b" "},
                                                cache_mod.ns3_version()) != base

@@ -55,7 +55,7 @@ def ns3_version() -> str:
 
 
 @lru_cache(maxsize=1)
-def translator_fingerprint() -> str:
+def runner_fingerprint() -> str:
     """What turns a configuration into a result, as a hash: the sources of ``ns3run.py``, ``ns3checks.py``
     and ``monitor.cc`` and the installed ns-3 package's version (not the translator's source: the key holds
     its output). The name is the key's field's."""
@@ -66,7 +66,8 @@ def translator_fingerprint() -> str:
 
 
 def key_of(config: Dict[str, Any], fingerprint: str) -> str:
-    """A run's key from its ns-3 configuration and the runner's fingerprint."""
+    """A run's key from its ns-3 configuration and the runner's fingerprint (under the name
+    ``"translator"``, which the keys of runs stored before the runner had a fingerprint of its own used)."""
     blob = jsonout.dumps({"format": FORMAT, "translator": fingerprint, "config": config},
                          sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -74,7 +75,7 @@ def key_of(config: Dict[str, Any], fingerprint: str) -> str:
 
 def run_key(scenario: ns3sim.ScenarioLike) -> str:
     """What a run's result depends on, as a hex digest."""
-    return key_of(ns3sim.translate(scenario), translator_fingerprint())
+    return key_of(ns3sim.translate(scenario), runner_fingerprint())
 
 
 def _safe(name: str) -> str:
