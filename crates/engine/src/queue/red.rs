@@ -26,8 +26,9 @@
 //! `mean_pktsize`, which defaults to the scenario's packet size instead of ns-2's constant 500 B.
 //!
 //! The average and the test live in [`RedCore`] (settings: [`RedTest`]), which other RED-derived
-//! disciplines reuse with their own action on a decision (Global Notifier marks the whole buffer) or with
-//! their own step between the average and the test (Adaptive RED moves `max_p` there).
+//! disciplines reuse with their own action on a decision (Global Notifier marks the whole buffer), with
+//! their own step between the average and the test (Adaptive RED moves `max_p` there), or with their own
+//! thresholds and ramp (Eun & Wang's ns2-red reading: thresholds scaled by N^α, EXP's curve as [`Ramp::Exp`]).
 
 use super::{
     fifo_occupancy, reason, resolve_limit, Discipline, Fifo, Limit, QueueContext, QueueDisc, QueueEffects,
