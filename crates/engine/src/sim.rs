@@ -44,7 +44,7 @@ use crate::trace::{EventColumns, TraceReport, Tracer};
 use crate::traffic::UdpSource;
 use results::Parts;
 use std::collections::VecDeque;
-use trace::trace_sender;
+use trace::observe_sender;
 
 /// ACKs crossing queued links: their contents wait here, in order, while packets numbered by `serial`
 /// cross the ports.
@@ -499,8 +499,8 @@ impl Simulation {
         } else {
             self.flows[slot] = flow;
         }
-        if let Some(tr) = self.tracer.as_deref_mut() {
-            tr.reset_flow(slot as u32);
+        if self.tracer.is_some() {
+            self.observe_flow(slot);
         }
         self.peak_slots = self.peak_slots.max(self.flows.len() - self.free.len());
         slot
@@ -564,8 +564,8 @@ impl Simulation {
 
     /// Put the packets the sender emitted at its time `at` on its access link, and keep its timer scheduled.
     fn send_out(&mut self, f: usize, at: Time) {
-        if let Some(tr) = self.tracer.as_deref_mut().filter(|t| t.records_senders()) {
-            trace_sender(tr, &self.flows[f], f, at, &self.out, None);
+        if let Some(tr) = self.tracer.as_deref_mut() {
+            observe_sender(tr, &self.flows[f], f, at, &self.out, None);
         }
         let flow = &mut self.flows[f];
         let hops = self.cfg.groups[flow.group as usize].route.len() as u8;
@@ -622,8 +622,8 @@ impl Simulation {
         let Some(path) = flow.ack_path.as_mut() else {
             let arrival = (at + flow.ack_delay + flow.extra_ack_delay(&ack)).max(flow.last_ack_at);
             flow.last_ack_at = arrival;
-            if self.tracer.as_ref().is_some_and(|t| t.pcap.is_some()) {
-                self.capture_returning_ack(f, &ack, at);
+            if self.tracer.is_some() {
+                self.observe_ack_sent(f, &ack, at);
             }
             return self.sender_ack(f, ack, arrival);
         };
@@ -661,14 +661,14 @@ impl Simulation {
                 break;
             }
             flow.sender.on_timer(deadline, &grp.tcp, out);
-            if let Some(tr) = tracer.as_deref_mut().filter(|t| t.records_senders()) {
-                trace_sender(tr, flow, f, deadline, out, None);
+            if let Some(tr) = tracer.as_deref_mut() {
+                observe_sender(tr, flow, f, deadline, out, None);
             }
             flow.launch(out, events, hops, f as u32, deadline);
         }
         flow.sender.on_ack(&ack, at, &grp.tcp, out);
-        if let Some(tr) = tracer.as_deref_mut().filter(|t| t.records_senders()) {
-            trace_sender(tr, flow, f, at, out, Some(&ack));
+        if let Some(tr) = tracer.as_deref_mut() {
+            observe_sender(tr, flow, f, at, out, Some(&ack));
         }
         flow.launch(out, events, hops, f as u32, at);
         if flow.fct.is_none() && flow.sender.is_complete() {
@@ -743,7 +743,7 @@ impl Simulation {
     fn enqueue(&mut self, p: usize, pkt: Packet) {
         let idle = self.ports[p].arrive(pkt, self.now, p, &mut self.fx, &mut self.events);
         if self.tracer.is_some() {
-            self.trace_arrival(p, &pkt, idle);
+            self.observe_arrival(p, &pkt, idle);
         }
         self.apply_queue_effects(p);
     }
@@ -752,7 +752,7 @@ impl Simulation {
         self.ports[p].start_service(self.now, p, &mut self.fx, &mut self.events);
         self.apply_queue_effects(p);
         if self.tracer.is_some() {
-            self.trace_dequeue(p);
+            self.observe_dequeue(p);
         }
     }
 
@@ -761,7 +761,7 @@ impl Simulation {
         let mut pkt = port.depart();
         let arrival = self.now + port.delay;
         if self.tracer.is_some() {
-            self.capture_at(p, &pkt, false);
+            self.observe_departure(p, &pkt);
         }
         pkt.hop += 1;
         if pkt.hop < pkt.hops {
@@ -774,7 +774,7 @@ impl Simulation {
         self.ports[p].serve_next(self.now, p, &mut self.fx, &mut self.events);
         self.apply_queue_effects(p);
         if self.tracer.is_some() {
-            self.trace_dequeue(p);
+            self.observe_dequeue(p);
         }
     }
 
@@ -854,7 +854,7 @@ impl Simulation {
 
     fn count_queue_effects(&mut self, p: usize) {
         if self.tracer.is_some() {
-            self.trace_queue_effects(p);
+            self.observe_signals(p);
         }
         self.fx.mark_seqs.clear();
         let mut drops = std::mem::take(&mut self.fx.drops);

@@ -1,7 +1,9 @@
-//! What the simulation tells its [`Tracer`]: the records of port events (enqueue, dequeue, drop, mark),
-//! of sender events (ACK, timeout, state change, send), and the packets the pcap port captures. Each hook
-//! is `#[cold]` and called behind one `if let Some(tracer)`, so a run without `[trace]` pays one untaken
-//! branch per engine event.
+//! The loop's observer: one call per engine happening (a flow in a slot, an arrival at a port, a packet
+//! taken into service, a transmission's end, the drops and marks of a discipline, a sender's step, an ACK
+//! sent on the uncongested path), each `observe_*` turning it into the [`Tracer`]'s records (enqueue,
+//! dequeue, drop, mark; ACK, timeout, state change, send) and the pcap port's captures. The loop calls them
+//! behind one `if self.tracer.is_some()`, so a run without `[trace]` pays one untaken branch per happening,
+//! and nothing of the tracer's vocabulary is in the loop's file.
 
 use super::{Flow, Simulation};
 use crate::packet::{Ack, Kind, Packet};
@@ -23,7 +25,7 @@ impl Simulation {
     /// discipline refused it, and a dequeue record if the link was `idle` and took a packet at once.
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_arrival(&mut self, p: usize, pkt: &Packet, idle: bool) {
+    pub(super) fn observe_arrival(&mut self, p: usize, pkt: &Packet, idle: bool) {
         self.capture_at(p, pkt, true);
         let queue_events = self.tracer.as_deref().is_some_and(|t| {
             (t.records(EventKind::Enqueue) || t.records(EventKind::Dequeue)) && t.cfg.port_ok(p)
@@ -47,14 +49,26 @@ impl Simulation {
             }
         }
         if served {
-            self.trace_dequeue(p);
+            self.observe_dequeue(p);
+        }
+    }
+
+    /// Port `p` ended the transmission of `pkt` (the pcap's egress capture).
+    pub(super) fn observe_departure(&mut self, p: usize, pkt: &Packet) {
+        self.capture_at(p, pkt, false);
+    }
+
+    /// Slot `f` holds a new flow.
+    pub(super) fn observe_flow(&mut self, f: usize) {
+        if let Some(tr) = self.tracer.as_deref_mut() {
+            tr.reset_flow(f as u32);
         }
     }
 
     /// Port `p` may just have taken a packet into service.
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_dequeue(&mut self, p: usize) {
+    pub(super) fn observe_dequeue(&mut self, p: usize) {
         let Some(pkt) = self.ports[p].in_service else { return };
         let group = self.group_of(&pkt);
         let queue = self.ports[p].queue.len();
@@ -66,7 +80,7 @@ impl Simulation {
     /// Drops and marks at port `p`, before they are counted.
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_queue_effects(&mut self, p: usize) {
+    pub(super) fn observe_signals(&mut self, p: usize) {
         let Simulation { tracer, fx, flows, ports, now, .. } = self;
         let Some(tr) = tracer.as_deref_mut() else { return };
         let queue = ports[p].queue.len();
@@ -100,7 +114,7 @@ impl Simulation {
     /// pcap's port on that side.
     #[cold]
     #[inline(never)]
-    pub(super) fn capture_at(&mut self, p: usize, pkt: &Packet, ingress: bool) {
+    fn capture_at(&mut self, p: usize, pkt: &Packet, ingress: bool) {
         let here = |t: &Tracer| t.pcap.as_ref().is_some_and(|s| s.cfg.port == p && s.cfg.ingress == ingress);
         if self.tracer.as_deref().is_some_and(here) {
             self.capture_packet(pkt);
@@ -108,7 +122,7 @@ impl Simulation {
     }
 
     /// The pcap port ends the transmission of `pkt` (egress), or `pkt` arrives at it (ingress).
-    pub(super) fn capture_packet(&mut self, pkt: &Packet) {
+    fn capture_packet(&mut self, pkt: &Packet) {
         let what = match pkt.kind {
             Kind::Datagram => {
                 if self.tracer.as_ref().is_some_and(|t| t.cfg.flows.is_some()) {
@@ -145,7 +159,7 @@ impl Simulation {
     /// router on its way back (having crossed that link and those after it on the data route).
     #[cold]
     #[inline(never)]
-    pub(super) fn capture_returning_ack(&mut self, f: usize, ack: &Ack, at: Time) {
+    pub(super) fn observe_ack_sent(&mut self, f: usize, ack: &Ack, at: Time) {
         let Some(tr) = self.tracer.as_deref() else { return };
         let Some(port) = tr.pcap.as_ref().map(|s| s.cfg.port) else { return };
         if !tr.cfg.flow_ok(f as u32) {
@@ -165,11 +179,11 @@ impl Simulation {
     }
 }
 
-/// Flow `f`'s sender events at its time `at`: the ACK it just processed (if any), a timeout it just took,
-/// a change of congestion state, and the packets it emitted (`out`).
+/// Flow `f`'s sender took a step at its time `at`: the ACK it just processed (if any), a timeout it just
+/// took, a change of congestion state, and the packets it emitted (`out`), if the trace records senders.
 #[cold]
 #[inline(never)]
-pub(super) fn trace_sender(
+pub(super) fn observe_sender(
     tr: &mut Tracer,
     flow: &Flow,
     f: usize,
@@ -177,6 +191,9 @@ pub(super) fn trace_sender(
     out: &[Packet],
     ack: Option<&Ack>,
 ) {
+    if !tr.records_senders() {
+        return;
+    }
     let s = &flow.sender;
     let view = SenderView {
         flow: f as u32,
