@@ -42,11 +42,11 @@
 //! Feng et al.'s (`FengAdaptive`: `max_p` divided by 3 or multiplied by 2 as the average leaves
 //! [min_th, max_th]), is a different algorithm and is not this discipline.
 
-use super::red::{Red, RedParams, MARK_P};
+use super::red::{with_red_switches, Red, RedParams};
 use super::{resolve_limit, Discipline, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::spec::params::{name_params, params};
+use crate::spec::params::name_params;
 use crate::spec::{check, err, ScenarioError};
 use crate::time::{from_secs, Time};
 use crate::units::{Bytes, Seconds};
@@ -73,7 +73,7 @@ pub enum GentleMaxP {
     Current,
 }
 
-params! {
+with_red_switches! {
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001; ns-3 `RedQueueDisc` with `ARED = true`): `red`'s average
     /// and test with `max_p` adapted to keep the average in the band [min_th + 0.4·Δ, min_th + 0.6·Δ],
     /// Δ = max_th − min_th; thresholds and weight from the link unless given. Defaults: ns-3's.
@@ -114,17 +114,6 @@ params! {
         /// Where the gentle line from max_th to 2·max_th starts: "initial" (the initial `max_p`, ns-3's) or
         /// "current" (the adapted one, the paper's).
         gentle_max_p: GentleMaxP = GentleMaxP::Initial, Rule::names(&["initial", "current"]);
-        /// As `red`'s.
-        gentle: bool = true;
-        /// As `red`'s.
-        wait: bool = true;
-        /// Mark ECN-capable packets instead of dropping them early (needs tcp.ecn).
-        ecn: bool = false;
-        /// As `red`'s; default: the packet size of the flows crossing the port.
-        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0).default_is("the packet size");
-        /// ns-2's `mark_p_`, as `red`'s; default: always mark.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        mark_p: Option<f64> = None, MARK_P;
     }
 }
 
@@ -213,19 +202,7 @@ impl Discipline for Ared {
         // The automatic bottom too must stay below top.
         check(&ctx.field("bottom"), bottom > 0.0 && bottom < s.top, "in (0, top)", bottom)?;
         ctx.check_ecn(s.ecn)?;
-        let params = RedParams {
-            min_th,
-            max_th,
-            max_p: s.max_p,
-            weight,
-            gentle: s.gentle,
-            wait: s.wait,
-            ecn: s.ecn,
-            mean_pktsize: mean as u32,
-            link_rate_bps: ctx.link_rate_bps,
-            limit,
-            mark_p: s.mark_p,
-        };
+        let params = s.red_params((min_th, max_th, s.max_p, weight), mean, &ctx, limit);
         let a = Adaptation {
             min_th,
             max_th,

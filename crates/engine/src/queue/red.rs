@@ -36,12 +36,12 @@ use super::{
 };
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::spec::params::{params, Rule};
+use crate::spec::params::Rule;
 use crate::spec::ScenarioError;
 use crate::time::{to_secs, Time};
 use crate::units::Bytes;
 
-params! {
+with_red_switches! {
     /// RED (Floyd & Jacobson 1993) as ns-2's `queue/red.cc` runs it (`drop_early`, `use_mark_p_`): early
     /// drops (or ECN marks) as the average queue moves from `min_th` to `max_th`; thresholds in packets.
     /// Defaults: ns-2's.
@@ -59,21 +59,65 @@ params! {
         max_p: f64 = 0.1, Rule::left_open(0.0, 1.0);
         /// The weight of the average queue's moving average.
         weight: f64 = 0.002, Rule::left_open(0.0, 1.0);
-        /// Between `max_th` and `2·max_th` the probability rises from `max_p` to 1 (else forced drops).
-        gentle: bool = true;
-        /// Spread early drops evenly (ns-2 `wait_`).
-        wait: bool = true;
-        /// Mark ECN-capable packets instead of dropping them early (needs tcp.ecn).
-        ecn: bool = false;
-        /// The packet size of the idle-time correction; default: the packet size of the flows crossing
-        /// the port.
-        mean_pktsize: Option<Bytes> = None, Rule::closed(1.0, 65535.0).default_is("the packet size");
-        /// ns-2's `mark_p_` with `use_mark_p_` (0.1 in ns-2 >= 2.30): with `ecn`, an early decision marks
-        /// only while p_b < `mark_p` and drops at p_b >= `mark_p`; default: always mark. Not in ns-3.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        mark_p: Option<f64> = None, MARK_P;
     }
 }
+
+/// A [`params!`](crate::spec::params) table of RED or Adaptive RED: its own parameters, then the switches
+/// of RED's test and action both share (declared here once): `gentle`, `wait`, `ecn`, `mean_pktsize`,
+/// `mark_p`.
+macro_rules! with_red_switches {
+    ($(#[doc = $about:literal])+ pub struct $name:ident { $($own:tt)* }) => {
+        $crate::spec::params::params! {
+            $(#[doc = $about])+
+            pub struct $name {
+                $($own)*
+                /// Between `max_th` and `2·max_th` the probability rises from `max_p` to 1 (else forced
+                /// drops).
+                gentle: bool = true;
+                /// Spread early drops evenly (ns-2 `wait_`).
+                wait: bool = true;
+                /// Mark ECN-capable packets instead of dropping them early (needs tcp.ecn).
+                ecn: bool = false;
+                /// The packet size of the idle-time correction; default: the packet size of the flows
+                /// crossing the port.
+                mean_pktsize: Option<$crate::units::Bytes> = None,
+                    Rule::closed(1.0, 65535.0).default_is("the packet size");
+                /// ns-2's `mark_p_` with `use_mark_p_` (0.1 in ns-2 >= 2.30): with `ecn`, an early decision
+                /// marks only while p_b < `mark_p` and drops at p_b >= `mark_p`; default: always mark. Not
+                /// in ns-3.
+                #[serde(skip_serializing_if = "Option::is_none")]
+                mark_p: Option<f64> = None, $crate::queue::red::MARK_P;
+            }
+        }
+
+        impl $name {
+            /// RED's parameters: these thresholds, `max_p` and weight with the table's switches, the
+            /// resolved `mean_pktsize` and the port's link and `limit`.
+            pub fn red_params(
+                &self,
+                (min_th, max_th, max_p, weight): (f64, f64, f64, f64),
+                mean_pktsize: f64,
+                ctx: &$crate::queue::QueueContext,
+                limit: $crate::queue::Limit,
+            ) -> $crate::queue::red::RedParams {
+                $crate::queue::red::RedParams {
+                    min_th,
+                    max_th,
+                    max_p,
+                    weight,
+                    gentle: self.gentle,
+                    wait: self.wait,
+                    ecn: self.ecn,
+                    mean_pktsize: mean_pktsize as u32,
+                    link_rate_bps: ctx.link_rate_bps,
+                    limit,
+                    mark_p: self.mark_p,
+                }
+            }
+        }
+    };
+}
+pub(crate) use with_red_switches;
 
 /// `mark_p`, when given (ns-2's `mark_p_`).
 pub const MARK_P: Rule = Rule::left_open(0.0, 1.0);
@@ -84,19 +128,7 @@ impl Discipline for Red {
         let limit = resolve_limit(s.limit, s.limit_bytes, &ctx)?;
         let mean = s.mean_pktsize.map_or(ctx.packet_size as f64, |m| m.0);
         ctx.check_ecn(s.ecn)?;
-        let params = RedParams {
-            min_th: s.min_th,
-            max_th: s.max_th,
-            max_p: s.max_p,
-            weight: s.weight,
-            gentle: s.gentle,
-            wait: s.wait,
-            ecn: s.ecn,
-            mean_pktsize: mean as u32,
-            link_rate_bps: ctx.link_rate_bps,
-            limit,
-            mark_p: s.mark_p,
-        };
+        let params = s.red_params((s.min_th, s.max_th, s.max_p, s.weight), mean, &ctx, limit);
         Ok(Red::new(params, ctx.rng))
     }
 }
