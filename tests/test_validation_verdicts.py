@@ -92,6 +92,9 @@ def test_the_three_verdicts():
     assert compare.interval_verdict(0.01, 0.03, 0.02) == "inconclusive"
     assert compare.interval_verdict(-0.03, 0.03, 0.02) == "inconclusive"
     assert compare.interval_verdict(0.0, 0.0, 0.0) == "pass"
+    # The reproductions' rule: an interval with an undefined or infinite end decides nothing.
+    assert compare.interval_verdict(0.5, float("nan"), 0.02) == "inconclusive"
+    assert compare.interval_verdict(-float("inf"), 0.01, 0.02) == "inconclusive"
 
 
 def test_check_replicated_rows():

@@ -38,6 +38,7 @@ import numpy as np
 from bufferlab import jsonout
 from bufferlab.errors import BufferLabError
 from bufferlab.plots import save_figure
+from bufferlab.reproduce.verdicts import DIFFERS, HOLDS, region_result
 from bufferlab.stats import CONFIDENCE, Interval, paired_interval, welch_interval  # noqa: F401 (re-exported)
 from bufferlab.validation import ns3sim
 
@@ -136,12 +137,10 @@ _EPS = 1e-12
 
 def interval_verdict(low: float, high: float, band: float) -> str:
     """``pass`` when [low, high] lies inside [-band, band], ``fail`` when entirely outside, else
-    ``inconclusive``."""
-    if low >= -band - _EPS and high <= band + _EPS:
-        return "pass"
-    if low > band + _EPS or high < -band - _EPS:
-        return "fail"
-    return "inconclusive"
+    ``inconclusive``: the reproductions' rule (:func:`bufferlab.reproduce.verdicts.region_result`) with the
+    band, widened by the rounding slack, as the region."""
+    result = region_result(low, high, "between", (-band - _EPS, band + _EPS))
+    return {HOLDS: "pass", DIFFERS: "fail"}.get(result, "inconclusive")
 
 
 def _finite(values: Sequence[Any]) -> List[float]:
