@@ -10,7 +10,9 @@
 
 use super::blue::{Fate, RandomDrop};
 use super::odt::buffer_bytes;
-use super::optimizer::{with_tuning, DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter};
+use super::optimizer::{
+    meter_timer, with_tuning, DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter,
+};
 use super::{fifo_occupancy, Discipline, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES};
 use crate::packet::Packet;
 use crate::spec::{err, ScenarioError};
@@ -88,13 +90,7 @@ impl QueueDisc for Ob {
 
     fifo_occupancy!(q.fifo, q.limit);
 
-    fn next_timer(&self) -> Option<Time> {
-        self.meter.period_end()
-    }
-
-    fn timer_period(&self) -> Option<(Time, &'static str)> {
-        Some((self.meter.interval(), "interval"))
-    }
+    meter_timer!(meter);
 
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
         if let Some((u, d)) = self.meter.end_if_due(now) {

@@ -6,7 +6,9 @@
 //! divides `t_S` by α. `t_S` stays in `[1 packet, limit]`, `limit` being the physical buffer (default 10,000
 //! packets, converted to bytes at the packet size). Packets already queued stay when `t_S` shrinks.
 
-use super::optimizer::{with_tuning, DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter};
+use super::optimizer::{
+    meter_timer, with_tuning, DelayOf, Estimator, FirstStep, GridError, GridOptimizer, Meter,
+};
 use super::{
     resolve_limit_or, Discipline, DropTail, Limit, QueueContext, QueueDisc, QueueEffects, LIMIT, LIMIT_BYTES,
 };
@@ -119,13 +121,7 @@ impl QueueDisc for Odt {
         Some(Limit::Bytes(self.opt.max_value() as u64))
     }
 
-    fn next_timer(&self) -> Option<Time> {
-        self.meter.period_end()
-    }
-
-    fn timer_period(&self) -> Option<(Time, &'static str)> {
-        Some((self.meter.interval(), "interval"))
-    }
+    meter_timer!(meter);
 
     fn on_timer(&mut self, now: Time, _fx: &mut QueueEffects) {
         if let Some((u, d)) = self.meter.end_if_due(now) {

@@ -131,6 +131,21 @@ pub(crate) use with_tuning;
 
 crate::spec::params::name_params!(FirstStep, Estimator, DelayOf);
 
+/// `next_timer` and `timer_period` of a discipline whose timer is its [`Meter`]'s sampling period
+/// (`meter_timer!(meter)`, the field holding it).
+macro_rules! meter_timer {
+    ($meter:ident) => {
+        fn next_timer(&self) -> Option<Time> {
+            self.$meter.period_end()
+        }
+
+        fn timer_period(&self) -> Option<(Time, &'static str)> {
+            Some((self.$meter.interval(), "interval"))
+        }
+    };
+}
+pub(crate) use meter_timer;
+
 /// The grid search of §2.4 (ODT) and §2.6 (OB) over `t(0)·α^l`, `l` in `[l_min, l_max]`.
 #[derive(Clone, Debug)]
 pub struct GridOptimizer {
