@@ -1,10 +1,10 @@
 //! One macro for the engine's registries of named mechanisms (the queue disciplines, the congestion
 //! controllers): from a list of `Variant, "name" => Type` it makes the enum of parsed tables (each holding
 //! the type's `params!` table), the enum of built mechanisms (static dispatch, no virtual call on the
-//! hot path), the list of names, and per table its name, its export with every default and its range
-//! checks, and every type's parameter reference. What differs between registries (the tag a table is
-//! named by, what a mechanism is built from) stays with the registry, which builds through the generated
-//! `build` macro, dispatches through `each` and asks a question of every type with `fold`.
+//! hot path), the list of names, and per table its name and its export with every default, and every
+//! type's parameter reference. What differs between registries (the tag a table is named by, what a
+//! mechanism is built from and when its declared ranges are checked) stays with the registry, which builds
+//! through the generated `build` macro, dispatches through `each` and asks a question of every type with `fold`.
 //!
 //! ```ignore
 //! registry! {
@@ -58,11 +58,6 @@ macro_rules! registry {
             pub fn to_json(&self) -> serde_json::Value {
                 let params = match self { $($spec::$variant(s) => serde_json::to_value(s)),* };
                 $crate::spec::with_tag($tag, self.name(), params)
-            }
-
-            /// Check every parameter against its declared range; errors name `field.<param>`.
-            pub fn check(&self, field: &str) -> Result<(), $crate::spec::ScenarioError> {
-                match self { $($spec::$variant(s) => $crate::spec::params::Params::check(s, field)),* }
             }
         }
 

@@ -168,8 +168,10 @@ impl CcSpec {
     /// Check the parameters (their declared ranges, then what `from_spec` checks; errors name
     /// `field.<param>`) and build a controller for one flow, with the flow's own random stream.
     pub fn build(&self, field: &str, rng: Rng) -> Result<AnyCc, ScenarioError> {
-        self.check(field)?;
-        Ok(build_cc!(self, s, T => T::from_spec(s, field, rng)?))
+        Ok(build_cc!(self, s, T => {
+            s.check(field)?;
+            T::from_spec(s, field, rng)?
+        }))
     }
 }
 
