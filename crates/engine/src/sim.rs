@@ -434,7 +434,7 @@ impl Simulation {
         let grp = &self.cfg.groups[g];
         let rng = Rng::new(self.cfg.seed, stream::controller(g, self.groups[g].built));
         self.groups[g].built += 1;
-        let cc = grp.cc.build("", rng).expect("controllers are checked when the scenario resolves");
+        let cc = grp.cc.instantiate(rng);
         let slot =
             if arrived { self.free.pop().map(|s| s as usize) } else { None }.unwrap_or(self.flows.len());
         let mut sender = Sender::new(slot as u32, cc, &grp.tcp);

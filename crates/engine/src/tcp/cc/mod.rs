@@ -173,6 +173,12 @@ impl CcSpec {
             T::from_spec(s, field, rng)?
         }))
     }
+
+    /// A controller for one flow from a table [`CcSpec::build`] checked when the scenario resolved (its
+    /// ranges are not checked again for every flow).
+    pub fn instantiate(&self, rng: Rng) -> AnyCc {
+        build_cc!(self, s, T => T::from_spec(s, "", rng).expect("controllers are checked when the scenario resolves"))
+    }
 }
 
 impl Default for CcSpec {
