@@ -37,7 +37,7 @@ def _undocumented(params: List[str], name: str, section: str) -> List[str]:
 
 
 def _resolved_queue(discipline: str) -> Dict[str, Any]:
-    for extra in ({}, {"limit": 100}):
+    for extra in ({}, {"limit": 100}, {"limit": 100, "threshold": 20}):
         try:
             return bufferlab.resolve(_scenario({"discipline": discipline, **extra}))["links"][0]["queue"]
         except bufferlab.BufferLabError:
@@ -59,7 +59,7 @@ NEEDS = {"whittle": {"index": [1.0, 0.5, 0.25]}}
 @pytest.mark.parametrize("controller", CONTROLLERS)
 def test_every_controller_parameter_is_documented(controller: str) -> None:
     table = {"kind": controller, **NEEDS.get(controller, {})}
-    scenario = _scenario(DROPTAIL, tcp={"congestion_control": table})
+    scenario = _scenario(DROPTAIL, tcp={"ecn": True, "congestion_control": table})
     cc = bufferlab.resolve(scenario)["groups"][0]["congestion_control"]
     params = [k for k in cc if k != "kind"]
     assert _undocumented(params, controller, _section("Congestion control")) == []

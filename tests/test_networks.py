@@ -63,7 +63,7 @@ def test_resolve_is_the_scenario_as_run() -> None:
     assert spec["seed"] == 7
     assert spec["links"][0]["queue"] == {
         "discipline": "red", "limit": 400, "limit_bytes": None, "min_th": 30.0, "max_th": 90.0, "max_p": 0.1,
-        "weight": 0.002, "gentle": True, "wait": True, "ecn": True, "mean_pktsize": None}
+        "weight": 0.002, "gentle": True, "wait": True, "ecn": True, "hard_drop": True, "mean_pktsize": None}
     gentle = spec["groups"][1]
     assert gentle["congestion_control"] == {"kind": "aimd", "increase": 0.9, "decrease": 0.675,
                                             "reduce_from": "cwnd", "ns2_halving": False}

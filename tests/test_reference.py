@@ -21,14 +21,15 @@ BASE: Dict[str, Any] = {"duration": "1s", "flows": {"count": 2, "rtt": "50ms"}, 
                         "bottleneck": {"rate": "10Mbps", "delay": "5ms",
                                        "queue": {"discipline": "droptail", "limit": 100}}}
 #: What a table needs besides its name to resolve (a required limit, the Whittle index's windows).
-NEEDS: Dict[str, Dict[str, Any]] = {"whittle": {"index": [1.0, 0.5, 0.25]}}
+NEEDS: Dict[str, Dict[str, Any]] = {"whittle": {"index": [1.0, 0.5, 0.25]}, "step": {"threshold": 20}}
 REQUIRED_LIMIT = {"limit": 100}
 SECTIONS = reference.names()
 
 
 def _scenario(section: str, name: str, params: Dict[str, Any]) -> Dict[str, Any]:
     if section == "disciplines":
-        return {**BASE, "bottleneck": {**BASE["bottleneck"], "queue": {"discipline": name, **params}}}
+        queue = {"discipline": name, **NEEDS.get(name, {}), **params}
+        return {**BASE, "bottleneck": {**BASE["bottleneck"], "queue": queue}}
     if section == "controllers":
         return {**BASE, "tcp": {**BASE["tcp"], "congestion_control": {"kind": name, **NEEDS.get(name, {}),
                                                                         **params}}}
@@ -169,7 +170,7 @@ def test_describe_at_the_terminal() -> None:
     listing = run()
     assert listing.returncode == 0 and "droptail" in listing.stdout and "tcp" in listing.stdout
     red = run("red")
-    assert red.returncode == 0 and "max_th" in red.stdout and "> min_th" in red.stdout
+    assert red.returncode == 0 and "max_th" in red.stdout and ">= min_th" in red.stdout
     assert run("red", "--markdown").stdout.startswith("| parameter | default | range | meaning |")
     bad = run("nonesuch")
     assert bad.returncode == 2 and "unknown name 'nonesuch'" in bad.stderr

@@ -36,6 +36,7 @@ use crate::queue::{QueueDisc, QueueEffects};
 use crate::results::{Results, Series};
 use crate::rng::{stream, Rng};
 use crate::scenario::{group_stream, Config, FlowConfig, ScenarioError};
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderStats};
 use crate::time::{from_secs, serialization, to_secs, Time, NEVER};
@@ -435,6 +436,7 @@ impl Simulation {
         let rng = Rng::new(self.cfg.seed, stream::controller(g, self.groups[g].built));
         self.groups[g].built += 1;
         let cc = grp.cc.instantiate(rng);
+        let receiver = Receiver::with_ecn_mode(cc.ecn_mode());
         let slot =
             if arrived { self.free.pop().map(|s| s as usize) } else { None }.unwrap_or(self.flows.len());
         let mut sender = Sender::new(slot as u32, cc, &grp.tcp);
@@ -466,7 +468,7 @@ impl Simulation {
         let flow = Flow {
             group: g as u32,
             sender,
-            receiver: Receiver::new(),
+            receiver,
             access: Pipe::default(),
             access_free_at: 0,
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
@@ -835,6 +837,9 @@ impl Simulation {
                     events.schedule(t, Event::ReceiverTimer(f as u32));
                 }
                 let arrived = flow.arrived;
+                if let Some(ack) = d.owed_ack {
+                    self.send_ack(f, ack, at);
+                }
                 if let Some(ack) = d.ack {
                     self.send_ack(f, ack, at);
                 }

@@ -17,7 +17,7 @@ from bufferlab.errors import BufferLabError
 #: The point-to-point device's header, added to every packet on the wire.
 PPP_HEADER_BYTES = 2
 #: The disciplines ns-3 runs as its RedQueueDisc (with AdaptMaxP for ared).
-RED_DISCIPLINES = ("red", "ared")
+RED_DISCIPLINES = ("red", "ared", "step")
 #: `tcp.pacing` as ns-3's (PacingSsRatio, PacingCaRatio) in percent; None: pacing off.
 NS3_PACING_RATIOS = {"off": None, "rtt": (100, 100), "linux": (200, 120)}
 
@@ -76,6 +76,9 @@ def congestion_control_defaults(tcp: Dict[str, Any]) -> Dict[str, Any]:
                     "ns3::TcpCubic::FastConvergence": bool(cc["fast_convergence"]),
                     "ns3::TcpCubic::TcpFriendliness": bool(cc["reno_friendly"]),
                     "ns3::TcpCubic::HyStart": False})
+    if cc.get("kind") == "dctcp":
+        out.update({"ns3::TcpDctcp::DctcpShiftG": float(cc["g"]),
+                    "ns3::TcpDctcp::DctcpAlphaOnInit": float(cc["alpha_init"])})
     ratios = NS3_PACING_RATIOS[tcp["pacing"]]
     out["ns3::TcpSocketState::EnablePacing"] = ratios is not None
     if ratios is not None:

@@ -66,14 +66,14 @@ MAX_GROUPS, MAX_FLOWS_PER_GROUP, MAX_LINKS = 200, 16_000, 16_000
 #: The packets a discipline holds when its table gives no limit (the engine's defaults, Linux's).
 ENGINE_DEFAULT_LIMITS = {"codel": 1000, "pie": 1000, "fq-codel": 10240}
 #: The engine's congestion controllers ns-3 3.44 has, as its socket types.
-NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
+NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "dctcp": "ns3::TcpDctcp"}
 #: CUBIC's choices where ns-3 3.44's `TcpCubic` departs from RFC 9438 (docs/scenario.md, `cubic`).
 NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt",
                      "growth": "whole-segments"}
 #: The engine's disciplines ns-3 3.44 has, and its queue disc for each.
 NS3_QUEUE_DISCS = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc",
                    "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
-                   "fq-codel": "ns3::FqCoDelQueueDisc"}
+                   "fq-codel": "ns3::FqCoDelQueueDisc", "step": "ns3::RedQueueDisc"}
 
 ScenarioLike = Union[str, Path, Mapping[str, Any]]
 
@@ -359,7 +359,26 @@ def _red(ctx: _Queue) -> Dict[str, Any]:
         mean_pktsize=ctx.mean_pktsize, adaptive=adaptive or None,
         # ns-3 RED sees the queue disc only: one packet fewer than "packets waiting" when busy.
         ns3_min_th=max(min_th - 1.0, 0.0), ns3_max_th=max_th - 1.0, ns3_linterm=1.0 / max_p,
-        ns3_use_hard_drop=True,
+        ns3_use_hard_drop=bool(q.get("hard_drop", True)),
+    )
+
+
+def _step(ctx: _Queue) -> Dict[str, Any]:
+    """Step marking as ns-3's DCTCP configures ``RedQueueDisc``: MinTh = MaxTh = K (one packet lower, as
+    RED's), QW = 1, Gentle and UseHardDrop off, UseEcn on."""
+    qf, q = ctx.field, ctx.q
+    if q.get("threshold") is None:
+        raise BufferLabError(f"{qf}.threshold_bytes: ns-3's RED compares bytes only in a byte-mode queue; "
+                             "the comparison needs threshold (packets)")
+    k = float(q["threshold"])
+    if k < 3:
+        ctx.notes.append(f"{qf}.threshold: ns-3's RED acts only while more than one packet waits in the "
+                         "queue disc, so it marks from 3 packets waiting here, not from "
+                         f"{int(k)}")
+    return dict(
+        min_th=k, max_th=k, max_p=1.0, weight=1.0, gentle=False, wait=False, ecn=True,
+        mean_pktsize=ctx.mean_pktsize, adaptive=None,
+        ns3_min_th=max(k - 1.0, 0.0), ns3_max_th=max(k - 1.0, 0.0), ns3_linterm=1.0, ns3_use_hard_drop=False,
     )
 
 
@@ -435,6 +454,7 @@ def _pie(ctx: _Queue) -> Dict[str, Any]:
 #: run; may add notes.
 DISCIPLINES: Dict[str, Callable[[_Queue], Dict[str, Any]]] = {
     "droptail": _droptail, "red": _red, "ared": _red, "codel": _codel, "fq-codel": _fq_codel, "pie": _pie,
+    "step": _step,
 }
 
 
@@ -480,6 +500,7 @@ _RED_COMMON = {
     "gentle": _translated("Gentle"),
     "wait": _translated("Wait"),
     "ecn": _translated("UseEcn"),
+    "hard_drop": _translated("UseHardDrop"),
     "mean_pktsize": _translated("MeanPktSize"),
     "mark_p": _refused_unless(None, "ns-3's RedQueueDisc marks at every probability (no use_mark_p_)"),
 }
@@ -544,7 +565,18 @@ PARAMETERS: Dict[str, Dict[str, Param]] = {
         "mean_pktsize": _translated("MeanPktSize"),
         "scale_by_size": _refused_unless(False, "ns-3 scales by size only with byte limits"),
     },
+    "step": {
+        **_LIMITS,
+        "threshold": _translated("RedQueueDisc MinTh = MaxTh = threshold, one packet lower; QW = 1, Gentle "
+                                 "and UseHardDrop off, UseEcn on"),
+        "threshold_bytes": _refused_unless(None, "ns-3's RED compares bytes only in a byte-mode queue"),
+    },
     "newreno": {},
+    "dctcp": {
+        "g": _translated("TcpDctcp::DctcpShiftG"),
+        "alpha_init": _translated("TcpDctcp::DctcpAlphaOnInit"),
+        "loss_backoff": _refused_unless("alpha", "ns-3 3.44's TcpDctcp reduces by alpha on losses too"),
+    },
     "cubic": {
         "c": _translated("TcpCubic::C"),
         "beta": _translated("TcpCubic::Beta"),
@@ -554,8 +586,8 @@ PARAMETERS: Dict[str, Dict[str, Param]] = {
            for key, value in NS3_CUBIC_CHOICES.items()},
     },
     "tcp": {
-        "congestion_control": _translated("the socket type (newreno, cubic; others refused); one for all "
-                                          "groups"),
+        "congestion_control": _translated("the socket type (newreno, cubic, dctcp; others refused); one for "
+                                          "all groups"),
         "packet_size": _translated("SegmentSize = packet_size - header_size; link rates scaled for PPP"),
         "header_size": _noted_unless(40, "ns-3's IPv4 + TCP header without options is 40 B"),
         "ack_size": _noted_unless(40, "ns-3's ACKs are 40 B (plus SACK blocks)"),
@@ -648,6 +680,9 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
                                  f"{', '.join(map(repr, NS3_CONGESTION_CONTROL))}, got {cc!r}")
         if kind == "newreno" and set(cc) - {"kind"}:
             raise BufferLabError(f"{tf('congestion_control')}: NewReno takes no parameters, got {cc!r}")
+        if kind == "dctcp" and cc.get("loss_backoff") != "alpha":
+            raise BufferLabError(f"{tf('congestion_control')}.loss_backoff: ns-3 3.44's TcpDctcp reduces "
+                                 "by alpha on losses too; the comparison needs loss_backoff = \"alpha\"")
         for key, ns3_value in (NS3_CUBIC_CHOICES.items() if kind == "cubic" else ()):
             if cc.get(key) != ns3_value:
                 notes.append(f"{tf('congestion_control')}.{key}: ns-3's CUBIC follows {ns3_value!r} (set "

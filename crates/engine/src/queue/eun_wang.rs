@@ -737,6 +737,7 @@ mod tests {
                 gentle,
                 wait,
                 ecn: true,
+                hard_drop: true,
                 mean_pktsize: 1000,
                 link_rate_bps: 8e6,
                 limit: Limit::Packets(100),

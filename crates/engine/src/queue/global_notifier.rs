@@ -437,6 +437,7 @@ mod tests {
             gentle: true,
             wait: true,
             ecn: true,
+            hard_drop: true,
             mean_pktsize: 1000,
             link_rate_bps: 8e6,
             limit: Limit::Packets(1000),

@@ -24,6 +24,7 @@ pub mod odt;
 pub mod optimizer;
 pub mod pie;
 pub mod red;
+pub mod step;
 
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
@@ -47,6 +48,7 @@ pub use ob::Ob;
 pub use odt::Odt;
 pub use pie::Pie;
 pub use red::Red;
+pub use step::Step;
 
 /// Why a packet was dropped or marked: an open set of names, counted per name in the results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -355,6 +357,7 @@ registry! {
     Codel, "codel" => CoDel,
     FqCodel, "fq-codel" => FqCoDel,
     Pie, "pie" => Pie,
+    Step, "step" => Step,
 }
 
 impl QueueSpec {

@@ -12,7 +12,8 @@
 //!   `p_b/(2−count·p_b)` if `< 2`, else 1; without `wait` `p_a = p_b/(1−count·p_b)` (1 if that is ≥ 1);
 //! - otherwise (below `min_th`, or `q ≤ 1`) the "above min_th" flag is cleared;
 //! - an early decision marks CE instead of dropping when `ecn` is on and the packet is ECT; forced drops are
-//!   drops even with ECN (ns-2; ns-3's `UseHardDrop=true`); both reset `count` to 0;
+//!   drops even with ECN (ns-2; ns-3's `UseHardDrop=true`) unless `hard_drop = false`, which marks them as
+//!   well (ns-3's `UseHardDrop=false`); both reset `count` to 0;
 //! - `mark_p` (ns-2's `use_mark_p_`/`mark_p_`, `queue/red.cc` `drop_early`, added in ns-2.30 with
 //!   `use_mark_p_ true` and `mark_p_ 0.1` as defaults since Dec 2005): an early decision on an ECT packet
 //!   marks only if the base probability `p_b` (ns-2's `v_prob1`, before the `count` spreading) is below
@@ -53,8 +54,9 @@ with_red_switches! {
         /// Where early drops begin; with 0 they may begin as soon as the average is above 0 and more than
         /// one packet waits.
         min_th: f64 = 5.0, Rule::closed(0.0, 1e9).unit("packets");
-        /// Where the early-drop probability reaches `max_p`.
-        max_th: f64 = 15.0, Rule::above_field("min_th").unit("packets");
+        /// Where the early-drop probability reaches `max_p`; equal to `min_th` (with `gentle = false`,
+        /// `weight = 1`, `hard_drop = false`) it is DCTCP's step marking at K (the `step` discipline).
+        max_th: f64 = 15.0, Rule::at_least(0.0).low_field("min_th").unit("packets");
         /// The early-drop probability at `max_th` (ns-2 linterm 10).
         max_p: f64 = 0.1, Rule::left_open(0.0, 1.0);
         /// The weight of the average queue's moving average.
@@ -78,6 +80,9 @@ macro_rules! with_red_switches {
                 wait: bool = true;
                 /// Mark ECN-capable packets instead of dropping them early (needs tcp.ecn).
                 ecn: bool = false;
+                /// Forced decisions drop ECN-capable packets too (ns-2; ns-3's `UseHardDrop`, true by
+                /// default); false: with `ecn` they mark them, as early decisions do.
+                hard_drop: bool = true;
                 /// The packet size of the idle-time correction; default: the packet size of the flows
                 /// crossing the port.
                 mean_pktsize: Option<$crate::units::Bytes> = None,
@@ -108,6 +113,7 @@ macro_rules! with_red_switches {
                     gentle: self.gentle,
                     wait: self.wait,
                     ecn: self.ecn,
+                    hard_drop: self.hard_drop,
                     mean_pktsize: mean_pktsize as u32,
                     link_rate_bps: ctx.link_rate_bps,
                     limit,
@@ -152,6 +158,8 @@ pub struct RedParams {
     pub gentle: bool,
     pub wait: bool,
     pub ecn: bool,
+    /// Forced decisions drop ECN-capable packets too (else, with `ecn`, they mark them).
+    pub hard_drop: bool,
     /// Bytes; sets the idle-time correction's packet rate.
     pub mean_pktsize: u32,
     /// The output link's rate, bits/s.
@@ -482,13 +490,19 @@ impl Red {
         &mut self.core
     }
 
-    /// What RED does with its decision on an arrival: a forced drop; an early drop, or a CE mark with `ecn`
-    /// on an ECN-capable packet (with `mark_p`, only while `p_b < mark_p`); else queued if it fits the limit
-    /// (an `overflow` drop if not).
+    /// What RED does with its decision on an arrival: a forced drop (a CE mark with `ecn` and without
+    /// `hard_drop` on an ECN-capable packet); an early drop, or a CE mark with `ecn` on an ECN-capable
+    /// packet (with `mark_p`, only while `p_b < mark_p`); else queued if it fits the limit (an `overflow`
+    /// drop if not).
     #[inline(always)]
     pub fn act(&mut self, decision: RedDecision, mut pkt: Packet, now: Time, fx: &mut QueueEffects) {
         match decision {
-            RedDecision::Forced => return fx.drop(pkt, reason::FORCED),
+            RedDecision::Forced => {
+                let mark = self.p.ecn && !self.p.hard_drop;
+                if !(mark && fx.mark(&mut pkt, reason::FORCED)) {
+                    return fx.drop(pkt, reason::FORCED);
+                }
+            }
             RedDecision::Early => {
                 let mark = self.p.ecn && may_mark(self.p.mark_p, self.core.early_base_probability());
                 if !(mark && fx.mark(&mut pkt, reason::EARLY)) {
@@ -535,6 +549,7 @@ pub(crate) mod tests {
             gentle: true,
             wait: true,
             ecn: false,
+            hard_drop: true,
             mean_pktsize: 1000,
             link_rate_bps: 8e6, // 1000 packets/s of 1000 B
             limit: Limit::Packets(1000),

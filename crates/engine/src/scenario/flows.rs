@@ -6,7 +6,7 @@ use super::network::{Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
 use crate::spec::params::{name_params, params, Params};
-use crate::tcp::cc::{CcSpec, CONTROLLERS};
+use crate::tcp::cc::{CcSpec, CongestionControl, EcnMode, CONTROLLERS};
 use crate::tcp::{
     BackoffEnd, CaIncrease, EcnResponse, EcnStates, FullAck, InFlight, Pacing, PartialAck, Recovery,
     RecoveryExit, RecoveryTimer, RtoBounds, TcpConfig,
@@ -325,7 +325,16 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
     };
     let cc_field = field("congestion_control");
     let cc = CcSpec::parse(&t.congestion_control, &cc_field)?;
-    cc.build(&cc_field, Rng::new(0, 0))?;
+    if cc.build(&cc_field, Rng::new(0, 0))?.ecn_mode() == EcnMode::PerPacket {
+        let name = cc.name();
+        if !t.ecn {
+            return err(&field("ecn"), format!("{name} needs ECN: set ecn = true"));
+        }
+        if t.ecn_response != EcnResponse::OncePerRtt {
+            let why = "reduces at most once per window (RFC 8257 §3.3)";
+            return err(&field("ecn_response"), format!("{name} {why}: expected \"once-per-rtt\""));
+        }
+    }
     let packet = t.packet_size.0.round();
     let tcp = TcpConfig {
         packet_size: packet as u32,

@@ -6,7 +6,12 @@
 //!   delayed-ACK timer expires; an immediate ACK for out-of-order segments and for segments that fill a hole.
 //! - ECN (RFC 3168 §6.1.3): a CE mark sets ECE on every ACK until a data packet with CWR arrives; with
 //!   `tcp.ecn_response = "per-signal"`, only on the next ACK (each mark echoed once).
+//! - DCTCP's echo (RFC 8257 §3.2, [`EcnMode::PerPacket`]): ECE is the CE state of the last packet received;
+//!   when a packet's CE state differs from it while a delayed ACK is owed, the owed ACK goes out first, at
+//!   once, with the old state (for the data before the packet). As in ns-3's `TcpDctcp::CeState0to1` and
+//!   Linux's `dctcp_ece_ack_update`, that ACK does not restart the delayed-ACK count.
 
+use super::cc::EcnMode;
 use super::{EcnResponse, TcpConfig};
 use crate::packet::{Ack, Ecn, Packet, MAX_SACK_BLOCKS};
 use crate::time::Time;
@@ -27,6 +32,8 @@ pub struct Receiver {
     blocks: Vec<Block>,
     changes: u64,
     ece: bool,
+    /// ECE follows each packet's CE state (RFC 8257 §3.2) rather than latching until CWR.
+    per_packet_echo: bool,
     /// Segments received since the last ACK went out.
     unacked: u32,
     /// The delayed-ACK timer, on the receiver's clock.
@@ -39,6 +46,8 @@ pub struct Delivery {
     pub new_in_order: u32,
     /// The ACK to send now, if any.
     pub ack: Option<Ack>,
+    /// An ACK to send before `ack`: the owed delayed ACK, sent at once when DCTCP's CE state changes.
+    pub owed_ack: Option<Ack>,
 }
 
 impl Receiver {
@@ -46,16 +55,32 @@ impl Receiver {
         Receiver::default()
     }
 
+    /// The receiver of a flow whose ECN runs as `mode`.
+    pub fn with_ecn_mode(mode: EcnMode) -> Self {
+        Receiver { per_packet_echo: mode == EcnMode::PerPacket, ..Receiver::default() }
+    }
+
     pub fn rcv_nxt(&self) -> u32 {
         self.rcv_nxt
     }
 
     pub fn on_data(&mut self, pkt: &Packet, now: Time, cfg: &TcpConfig) -> Delivery {
-        if pkt.cwr {
-            self.ece = false;
-        }
-        if pkt.ecn == Ecn::Ce {
-            self.ece = true;
+        let mut owed_ack = None;
+        if self.per_packet_echo {
+            let ce = pkt.ecn == Ecn::Ce;
+            if pkt.ecn != Ecn::NotEct && ce != self.ece {
+                if self.unacked > 0 {
+                    owed_ack = Some(self.ack_with(None, cfg));
+                }
+                self.ece = ce;
+            }
+        } else {
+            if pkt.cwr {
+                self.ece = false;
+            }
+            if pkt.ecn == Ecn::Ce {
+                self.ece = true;
+            }
         }
         let had_holes = !self.blocks.is_empty();
         let before = self.rcv_nxt;
@@ -76,10 +101,10 @@ impl Receiver {
         self.unacked += 1;
         let ack_now = !cfg.delayed_ack || !in_order_only || self.unacked >= 2;
         if ack_now {
-            Delivery { new_in_order, ack: Some(self.make_ack(first_block, cfg)) }
+            Delivery { new_in_order, ack: Some(self.make_ack(first_block, cfg)), owed_ack }
         } else {
             self.delack.arm_if_idle(now + cfg.delayed_ack_timeout);
-            Delivery { new_in_order, ack: None }
+            Delivery { new_in_order, ack: None, owed_ack }
         }
     }
 
@@ -116,13 +141,20 @@ impl Receiver {
         i
     }
 
+    /// The ACK of everything received so far; the delayed-ACK count starts again.
     fn make_ack(&mut self, first_block: Option<usize>, cfg: &TcpConfig) -> Ack {
         self.unacked = 0;
         self.delack.cancel();
-        let mut ack = Ack { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
-        if cfg.ecn_response == EcnResponse::PerSignal {
+        let ack = self.ack_with(first_block, cfg);
+        if cfg.ecn_response == EcnResponse::PerSignal && !self.per_packet_echo {
             self.ece = false;
         }
+        ack
+    }
+
+    /// An ACK of the receiver's current state (the block `first_block` first), changing nothing.
+    fn ack_with(&self, first_block: Option<usize>, cfg: &TcpConfig) -> Ack {
+        let mut ack = Ack { ack: self.rcv_nxt, ece: self.ece, ..Default::default() };
         if cfg.sack_in_use() && !self.blocks.is_empty() {
             let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
             let first = usize::from(first_block.is_some());
@@ -238,5 +270,38 @@ mod tests {
         assert!(r.on_data(&data(1), 0, &c).ack.unwrap().ece);
         assert!(r.on_data(&data(2), 0, &c).ack.is_none());
         assert!(!r.on_data(&data(3), 0, &c).ack.unwrap().ece);
+    }
+
+    /// RFC 8257 §3.2's two-state machine with delayed ACKs: ECE follows the CE state; a change while an ACK is
+    /// owed sends the owed ACK first with the old state, and the delayed-ACK count goes on (ns-3, Linux).
+    #[test]
+    fn per_packet_echo_follows_the_ce_state() {
+        let c = cfg(true);
+        let mut r = Receiver::with_ecn_mode(EcnMode::PerPacket);
+        let packet = |seq, ce: bool| Packet { ecn: if ce { Ecn::Ce } else { Ecn::Ect }, ..data(seq) };
+        let d = r.on_data(&packet(0, false), 0, &c);
+        assert!(d.ack.is_none() && d.owed_ack.is_none(), "delayed");
+        // CE arrives with an ACK owed for segment 0: that ACK first, without ECE, then the ACK of both (the
+        // count went on), with ECE.
+        let d = r.on_data(&packet(1, true), 0, &c);
+        let owed = d.owed_ack.unwrap();
+        assert_eq!((owed.ack, owed.ece), (1, false));
+        let ack = d.ack.unwrap();
+        assert_eq!((ack.ack, ack.ece), (2, true));
+        // Still CE: no extra ACK; the state holds on every ACK until a packet arrives unmarked.
+        let d = r.on_data(&packet(2, true), 0, &c);
+        assert!(d.ack.is_none() && d.owed_ack.is_none());
+        let d = r.on_data(&packet(3, false), 0, &c);
+        assert_eq!(d.owed_ack.map(|a| (a.ack, a.ece)), Some((3, true)));
+        assert_eq!(d.ack.map(|a| (a.ack, a.ece)), Some((4, false)));
+        // No ACK owed: a change sends nothing extra.
+        let d = r.on_data(&packet(4, true), 0, &c);
+        assert!(d.owed_ack.is_none() && d.ack.is_none());
+        assert!(r.on_delack_timer(&c).unwrap().ece);
+        // CWR does not clear the state; Not-ECT packets leave it alone.
+        let d = r.on_data(&Packet { cwr: true, ..packet(5, true) }, 0, &c);
+        assert!(d.owed_ack.is_none());
+        let d = r.on_data(&Packet { ecn: Ecn::NotEct, ..data(6) }, 0, &c);
+        assert!(d.owed_ack.is_none() && d.ack.unwrap().ece);
     }
 }

@@ -58,7 +58,7 @@
 //! `RttHistory` without timestamps. (Timing the newest would count the wait behind a repaired hole, up to
 //! a backed-off RTO, as path delay, and lock a flow out behind an ever longer timer.)
 
-use super::cc::{AnyCc, CcContext, CongestionControl, Signal, Window};
+use super::cc::{AckSeen, AnyCc, CcContext, CongestionControl, EcnMode, Signal, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
@@ -177,6 +177,8 @@ pub struct Sender<C = AnyCc> {
     recover: Option<u32>,
     ecn_recover: u32,
     cwr_pending: bool,
+    /// Retransmissions are ECN-capable too ([`EcnMode::PerPacket`]).
+    ect_retransmits: bool,
     /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
     head_retransmit_pending: bool,
     /// In fast recovery, a partial ACK has restarted the timer (`tcp.recovery_timer`).
@@ -215,6 +217,7 @@ fn context<'a>(
 
 impl<C: CongestionControl> Sender<C> {
     pub fn new(flow: u32, cc: C, cfg: &TcpConfig) -> Self {
+        let ect_retransmits = cfg.ecn && cc.ecn_mode() == EcnMode::PerPacket;
         Sender {
             flow,
             cc,
@@ -228,6 +231,7 @@ impl<C: CongestionControl> Sender<C> {
             recover: None,
             ecn_recover: 0,
             cwr_pending: false,
+            ect_retransmits,
             head_retransmit_pending: false,
             partial_ack_seen: false,
             partial_ack_send_pending: false,
@@ -401,6 +405,18 @@ impl<C: CongestionControl> Sender<C> {
             self.win.cwnd = self.win.ssthresh;
             self.phase = Phase::Cwr;
             self.stats.ecn_reductions += 1;
+        }
+        if C::SEES_ACKS {
+            let sacked_change = i64::from(self.sb.sacked()) - i64::from(sacked_before);
+            let delivered =
+                if !sack && duplicate { 1 } else { (i64::from(newly_acked) + sacked_change).max(0) };
+            let seen = AckSeen {
+                delivered: delivered as u32,
+                ece: ack.ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            };
+            self.cc.on_ack_seen(&seen);
         }
         self.detect_loss(now, cfg);
         self.transmit(now, cfg, out);
@@ -704,7 +720,7 @@ impl<C: CongestionControl> Sender<C> {
     }
 
     fn emit(&mut self, seq: u32, retransmit: bool, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
-        let ect = cfg.ecn && !retransmit;
+        let ect = cfg.ecn && (!retransmit || self.ect_retransmits);
         let cwr = ect && self.cwr_pending;
         if retransmit {
             self.sb.retransmitted((seq - self.snd_una) as usize, now);

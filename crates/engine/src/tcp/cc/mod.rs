@@ -13,12 +13,14 @@
 
 pub mod aimd;
 pub mod cubic;
+pub mod dctcp;
 pub mod newreno;
 pub mod poisson;
 pub mod whittle;
 
 pub use aimd::Aimd;
 pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use newreno::NewReno;
 pub use poisson::Poisson;
 pub use whittle::Whittle;
@@ -66,11 +68,38 @@ pub enum Signal {
     Timeout,
 }
 
+/// What one ACK told the sender, for a controller that estimates from every ACK (DCTCP's α).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckSeen {
+    /// Segments this ACK delivered: newly acknowledged plus newly SACKed minus SACKed before (Linux's
+    /// `tp->delivered`); without SACK a duplicate ACK delivers one.
+    pub delivered: u32,
+    /// Whether it carried ECN-Echo.
+    pub ece: bool,
+    /// The cumulative ACK point after it, and the next new segment the sender would send.
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+}
+
+/// How the flow's ECN works end to end (when `tcp.ecn` is on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnMode {
+    /// RFC 3168: new data is ECN-capable, retransmissions are not (§6.1.5); the receiver sets ECE from a
+    /// CE mark until CWR arrives (or once, under `tcp.ecn_response = "per-signal"`).
+    Classic,
+    /// RFC 8257 §3.2 (DCTCP): every data packet is ECN-capable, retransmissions too (ns-3's `DctcpEcn`,
+    /// Linux); each ACK's ECE is the CE state of the packets it acknowledges, and a change of that state
+    /// while a delayed ACK is owed first sends the owed ACK with the old state.
+    PerPacket,
+}
+
 pub trait CongestionControl {
     /// Whether `pacing_gap` may return a gap (lets the sender skip the hook on the hot path).
     const PACES: bool = false;
     /// Whether `tag` may return something other than 0.
     const TAGS: bool = false;
+    /// Whether `on_ack_seen` does anything.
+    const SEES_ACKS: bool = false;
 
     /// New data was cumulatively acknowledged outside loss recovery: one call per ACK, `acked` segments.
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext);
@@ -107,6 +136,14 @@ pub trait CongestionControl {
     fn tag(&self, _w: &Window, _ctx: &CcContext) -> f32 {
         0.0
     }
+
+    /// Every ACK, after the sender has reacted to it (growth, recovery, ECN reduction).
+    fn on_ack_seen(&mut self, _ack: &AckSeen) {}
+
+    /// The ECN the flow runs when `tcp.ecn` is on; read once, when the flow starts.
+    fn ecn_mode(&self) -> EcnMode {
+        EcnMode::Classic
+    }
 }
 
 /// A controller built from its scenario table.
@@ -128,6 +165,7 @@ registry! {
     Poisson, "poisson" => Poisson,
     Whittle, "whittle" => Whittle,
     Cubic, "cubic" => Cubic,
+    Dctcp, "dctcp" => Dctcp,
 }
 
 impl CcSpec {
@@ -190,10 +228,12 @@ impl Default for CcSpec {
 /// Whether any controller paces / tags (the sender skips those hooks otherwise).
 const ANY_PACES: bool = fold_controllers!(T => <T as CongestionControl>::PACES);
 const ANY_TAGS: bool = fold_controllers!(T => <T as CongestionControl>::TAGS);
+const ANY_SEES_ACKS: bool = fold_controllers!(T => <T as CongestionControl>::SEES_ACKS);
 
 impl CongestionControl for AnyCc {
     const PACES: bool = ANY_PACES;
     const TAGS: bool = ANY_TAGS;
+    const SEES_ACKS: bool = ANY_SEES_ACKS;
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
         each_cc!(self, c => c.on_ack(w, acked, ctx))
     }
@@ -214,6 +254,12 @@ impl CongestionControl for AnyCc {
     }
     fn tag(&self, w: &Window, ctx: &CcContext) -> f32 {
         each_cc!(self, c => c.tag(w, ctx))
+    }
+    fn on_ack_seen(&mut self, ack: &AckSeen) {
+        each_cc!(self, c => c.on_ack_seen(ack))
+    }
+    fn ecn_mode(&self) -> EcnMode {
+        each_cc!(self, c => c.ecn_mode())
     }
 }
 
