@@ -28,5 +28,7 @@ run $S/v36*.toml --out $V/phase
 # Jain's index of 40 flows through 6 or 10 packets varies by about 0.1 from seed to seed.
 run $S/v3[7-9]*.toml $S/v4[0-4]*.toml --max-replications v37=150 --max-replications v38=150 \
   --max-replications v39=150 --max-replications v43=100 --out $V/tiny
+# DCTCP through step marking (ns-3: TcpDctcp, RedQueueDisc with MinTh = MaxTh, QW = 1).
+run $S/v4[5-8]*.toml --out $V/datacenter
 python3 scripts/validation_status.py
 exit $status

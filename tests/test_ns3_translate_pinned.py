@@ -40,6 +40,11 @@ VARIANTS = {
                                   "queue": {"discipline": "ared", "limit": 100, "min_th": 10, "max_th": 40,
                                             "weight": 0.003}},
                    "flows": {"count": 3, "rtt": "100ms"}, "tcp": {"overhead": "1ms", "handshake": True}},
+    "step-dctcp-k2": {"bottleneck": {"rate": "100Mbps", "delay": "50us",
+                                     "queue": {"discipline": "step", "threshold": 2, "limit": 100}},
+                      "flows": {"count": 3, "rtt": "1ms"},
+                      "tcp": {"ecn": True, "congestion_control": {
+                          "kind": "dctcp", "g": 0.125, "alpha_init": 0.5, "loss_backoff": "alpha"}}},
 }
 
 #: sha256 (first 32 hex digits) of each configuration, as JSON with sorted keys.
@@ -132,6 +137,14 @@ PINNED = {
     "v43-20flows-droptail-10pkts-spread@7": "9a9a113fdc1ed79b297a20717ebbda4b",
     "v44-40flows-droptail-16pkts-spread@1": "e19024133d74709c0d37b7220822f791",
     "v44-40flows-droptail-16pkts-spread@7": "366e66f6be4ec7d051a43071452d3d5c",
+    "v45-10flows-dctcp-step-k20@1": "a0b63e0372272df16d8054b0c31316cb",
+    "v45-10flows-dctcp-step-k20@7": "3ad06e9795be137cc5468fec31411129",
+    "v46-2flows-dctcp-step-k20-delack@1": "d35299b475b3ee31dad04abad7ac6a38",
+    "v46-2flows-dctcp-step-k20-delack@7": "267b3d6cdbad77b2e3baa994a59dd76b",
+    "v47-2flows-dctcp-step-k5@1": "8e4e3bf6fadf27f74e47253c250459d9",
+    "v47-2flows-dctcp-step-k5@7": "471b824dee727f5d03e34eb89fbbf02a",
+    "v48-20flows-dctcp-step-k40-spread-delack@1": "a84daeff460f9d02d409ec013fbd4f0d",
+    "v48-20flows-dctcp-step-k40-spread-delack@7": "59013588d2975122a9db3603cd5987f0",
 }
 VARIANT_PINS = {
     "ared-given": "e760167baf95cf0707b1c763de36942a",
@@ -140,6 +153,7 @@ VARIANT_PINS = {
     "cubic-linux-pacing": "a3caa00df94cdc834503252fdc42c011",
     "fq-codel-ce": "b3510e13ad0a0effc9c4b2c28eadcb72",
     "pie-bytes": "bd160e6aa379291758320490d7dda7fd",
+    "step-dctcp-k2": "f984d1ef8b52f2d6b896e3c07cea0419",
 }
 
 

@@ -24,6 +24,8 @@ pub enum Event {
     FlowStop(u32),
     /// The next Poisson arrival of a group.
     Arrival(u32),
+    /// An incast group's next request: every sender starts its response.
+    IncastRound(u32),
     /// The head of a flow's access pipe reaches the first port of its route.
     AccessArrive(u32),
     /// The head of a flow's ACK pipe (receiver to the first port of its ACK route) arrives.

@@ -149,6 +149,15 @@ pub struct GroupResult {
     pub fct_count: u64,
     pub fct_mean_s: Option<f64>,
     pub fct_p99_s: Option<f64>,
+    /// Incast groups: the rounds whose request and last response fell in the window, and their request
+    /// completion times (`None` for other groups, or without such a round).
+    pub incast_rounds: Option<u64>,
+    pub rct_mean_s: Option<f64>,
+    pub rct_p50_s: Option<f64>,
+    pub rct_p99_s: Option<f64>,
+    pub rct_max_s: Option<f64>,
+    /// The bytes of those rounds over the time they took (request gaps excluded), bits/s.
+    pub incast_goodput_bps: Option<f64>,
 }
 
 /// FCT statistics of one group's flows in one size bucket `(size_lo, size_hi]` bytes.

@@ -29,12 +29,13 @@ mod tests;
 mod trace;
 
 use crate::events::{Event, EventQueue};
-use crate::monitor::{FctStats, FlowStats, Window};
+use crate::monitor::{FctStats, FlowStats, RoundStats, Window};
 use crate::network::{Pipe, Port};
 use crate::packet::{sack_option_bytes, Ack, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::queue::{QueueDisc, QueueEffects};
 use crate::results::{Results, Series};
 use crate::rng::{stream, Rng};
+use crate::scenario::flows::Connections;
 use crate::scenario::{group_stream, Config, FlowConfig, ScenarioError};
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::Receiver;
@@ -194,6 +195,23 @@ struct GroupState {
     /// Data packets and queued ACKs of the retired flows still in the network (none: a slot is freed only
     /// once its flow has none left).
     retired_in_network: u64,
+    /// An incast group's rounds.
+    incast: Option<Box<IncastRun>>,
+}
+
+/// Where an incast group's rounds stand.
+#[derive(Default)]
+struct IncastRun {
+    /// The senders' slots, with persistent connections (empty before the first round).
+    senders: Vec<u32>,
+    /// Rounds requested so far.
+    requested: u64,
+    /// Responses of the current round not yet acknowledged.
+    pending: u32,
+    /// When the current round's request went out, and the bytes its responses carry.
+    request_at: Time,
+    bytes: u64,
+    rounds: RoundStats,
 }
 
 /// A running experiment.
@@ -254,6 +272,7 @@ impl Simulation {
                     retired_counts: FlowCounts::default(),
                     built: 0,
                     retired_in_network: 0,
+                    incast: cfg.groups[g].incast.as_ref().map(|_| Box::default()),
                 })
                 .collect(),
             udp: Vec::new(),
@@ -291,6 +310,9 @@ impl Simulation {
             sim.udp.push(UdpSource::new(u.pattern, u.rate_bps, u.packet_size, u.start, u.stop, rng));
         }
         for (g, grp) in sim.cfg.groups.iter().enumerate() {
+            if let Some(i) = &grp.incast {
+                events.schedule(i.start, Event::IncastRound(g as u32));
+            }
             if let Some(a) = &grp.arrival {
                 let first = a.start.saturating_add(exponential_gap(&mut sim.groups[g].rng, a.rate));
                 if first < a.stop {
@@ -399,6 +421,7 @@ impl Simulation {
             Event::FlowStart(f) => self.start_flow(f as usize),
             Event::FlowStop(f) => self.deactivate(f as usize),
             Event::Arrival(g) => self.arrival(g as usize),
+            Event::IncastRound(g) => self.incast_round(g as usize),
             Event::QueueTimer(p) => {
                 let p = p as usize;
                 let fired = self.ports[p].timer.fire(self.now, 0);
@@ -564,6 +587,70 @@ impl Simulation {
         self.start_flow(f);
     }
 
+    /// An incast group's request: every sender starts a response of a size drawn from the group's `size`,
+    /// on its connection (persistent) or a new one.
+    fn incast_round(&mut self, g: usize) {
+        let templates = self.cfg.groups[g].flows.clone();
+        let persistent =
+            self.cfg.groups[g].incast.as_ref().map(|i| i.connections) == Some(Connections::Persistent);
+        let mut senders =
+            std::mem::take(&mut self.groups[g].incast.as_mut().expect("an incast group").senders);
+        let mut bytes = 0;
+        for (i, template) in templates.iter().enumerate() {
+            let rng = &mut self.groups[g].rng;
+            let size = self.cfg.groups[g].size.as_ref().expect("incast groups have sizes").sample(rng);
+            bytes += size;
+            if let Some(&f) = senders.get(i) {
+                self.respond_again(f as usize, size);
+                continue;
+            }
+            let fc = FlowConfig { start: self.now, stop: NEVER, size: Some(size), ..template.clone() };
+            let f = self.add_flow(g, &fc, !persistent);
+            if persistent {
+                senders.push(f as u32);
+            }
+            self.start_flow(f);
+        }
+        let run = self.groups[g].incast.as_mut().expect("an incast group");
+        run.senders = senders;
+        run.requested += 1;
+        run.pending = templates.len() as u32;
+        run.request_at = self.now;
+        run.bytes = bytes;
+    }
+
+    /// A persistent incast sender's next response of `bytes`, on the connection it already has.
+    fn respond_again(&mut self, f: usize, bytes: u64) {
+        let flow = &mut self.flows[f];
+        let tcp = &self.cfg.groups[flow.group as usize].tcp;
+        self.groups[flow.group as usize].started += 1;
+        flow.fct = None;
+        flow.start = self.now;
+        flow.size_bytes = Some(bytes);
+        let segments = bytes.div_ceil(tcp.payload as u64).min(u32::MAX as u64) as u32;
+        flow.sender.send_more(segments, self.now, tcp, &mut self.out);
+        self.send_out(f, self.now);
+        self.flows[f].active = true;
+        self.change_active(f, 1);
+    }
+
+    /// One response of an incast round was acknowledged at `at`: the round ends with its last, and the next
+    /// request follows `gap` later.
+    fn incast_response_done(&mut self, g: usize, at: Time) {
+        let Some(run) = self.groups[g].incast.as_mut() else { return };
+        run.pending -= 1;
+        if run.pending > 0 {
+            return;
+        }
+        if self.window.holds(run.request_at, at) {
+            run.rounds.add(run.bytes, at - run.request_at);
+        }
+        let incast = self.cfg.groups[g].incast.as_ref().expect("an incast group");
+        if run.requested < incast.rounds {
+            self.events.schedule(at + incast.gap, Event::IncastRound(g as u32));
+        }
+    }
+
     /// Put the packets the sender emitted at its time `at` on its access link, and keep its timer scheduled.
     fn send_out(&mut self, f: usize, at: Time) {
         if let Some(tr) = self.tracer.as_deref_mut() {
@@ -700,6 +787,7 @@ impl Simulation {
         }
         self.deactivate(f);
         self.maybe_free(f);
+        self.incast_response_done(g, at);
     }
 
     /// Give a finished arrival flow's slot back once none of its packets is left in the network.

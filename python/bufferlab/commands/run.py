@@ -94,6 +94,16 @@ def _tables(results: Results) -> List[str]:
                        f"{g.flows_completed:>7,} {format_value(g.goodput_bps, '{:.4g}'):>11} {jain:>6} "
                        f"{g.timeouts:>8,} "
                        f"{fct_mean:>10}")
+    incast = groups[groups["incast_rounds"].notna()] if "incast_rounds" in groups else groups.iloc[:0]
+    if len(incast):
+        out.append("incast request completion times (rounds requested and answered after the warm-up):")
+        out.append(f"  {'group':<16} {'rounds':>7} {'mean':>9} {'p50':>9} {'p99':>9} {'max':>9} "
+                   f"{'goodput':>11}")
+        for g in incast.itertuples():
+            times = " ".join(f"{format_value(t, '{:.4f}s'):>9}"
+                             for t in (g.rct_mean_s, g.rct_p50_s, g.rct_p99_s, g.rct_max_s))
+            out.append(f"  {g.name:<16} {int(g.incast_rounds):>7,} {times} "
+                       f"{format_value(g.incast_goodput_bps, '{:.4g}'):>11}")
     if len(fct):
         names = dict(zip(groups["group"], groups["name"]))
         out.append("flow completion times by size (flows started after the warm-up):")

@@ -3,12 +3,14 @@
 
 pub mod fct;
 pub mod histogram;
+pub mod rounds;
 pub mod stats;
 
 use crate::time::Time;
 
 pub use fct::FctStats;
 pub use histogram::{LogHistogram, TimeWeightedCounts};
+pub use rounds::RoundStats;
 pub use stats::{FlowStats, PortStats, ReasonCounts};
 
 /// The measurement window `[warmup, duration]`: statistics count only inside it. It opens when the

@@ -72,6 +72,12 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "size": f.size,
         })).collect::<Vec<_>>(),
         "size": g.size.as_ref().map(size_json),
+        "incast": g.incast.as_ref().map(|i| json!({
+            "rounds": i.rounds,
+            "connections": i.connections,
+            "gap": to_secs(i.gap),
+            "start": to_secs(i.start),
+        })),
         "arrival": g.arrival.as_ref().map(|a| json!({
             "rate": a.rate,
             "start": to_secs(a.start),

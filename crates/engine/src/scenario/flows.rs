@@ -116,6 +116,7 @@ struct GroupTable {
     ack_route: Option<Vec<String>>,
     size: Option<Value>,
     arrival: Option<ArrivalTable>,
+    incast: Option<IncastTable>,
     tcp: Option<Value>,
 }
 
@@ -132,6 +133,20 @@ struct ArrivalTable {
     #[serde(default = "super::zero_seconds")]
     start: Seconds,
     stop: Option<Seconds>,
+}
+
+/// `incast = { rounds = 100, gap = "1ms", start = "0s" }`: the group's `count` senders answer one request
+/// together, `size` bytes each, round after round.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct IncastTable {
+    rounds: u64,
+    #[serde(default)]
+    connections: Connections,
+    #[serde(default = "super::zero_seconds")]
+    gap: Seconds,
+    #[serde(default = "super::zero_seconds")]
+    start: Seconds,
 }
 
 /// The engine's TCP defaults ([`TcpConfig::default`]), which `[tcp]`'s defaults are written from.
@@ -405,6 +420,30 @@ pub struct ArrivalConfig {
     pub access_rate: (f64, f64),
 }
 
+/// What carries an incast sender's responses.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Connections {
+    /// One connection per sender for the whole run: its window and its controller's state (DCTCP's α)
+    /// carry over from one response to the next.
+    #[default]
+    Persistent,
+    /// A new connection per response, from the initial window.
+    New,
+}
+
+/// A group of incast senders (Vasudevan et al. 2009's barrier-synchronized workload): at each round's
+/// request every sender starts a response of the group's `size` (drawn per response); the next request
+/// goes out `gap` after the last response of the round is acknowledged. The request itself is not
+/// simulated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IncastConfig {
+    pub rounds: u64,
+    pub connections: Connections,
+    pub gap: Time,
+    pub start: Time,
+}
+
 /// A flow group, resolved.
 #[derive(Clone, Debug)]
 pub struct GroupConfig {
@@ -418,11 +457,12 @@ pub struct GroupConfig {
     pub tcp: TcpConfig,
     pub cc: CcSpec,
     pub ack_size: u32,
-    /// Flows started at fixed times.
+    /// Flows started at fixed times; with `incast`, the senders each round restarts.
     pub flows: Vec<FlowConfig>,
     /// Finite flows' sizes (drawn per flow), `None` for bulk flows.
     pub size: Option<SizeDist>,
     pub arrival: Option<ArrivalConfig>,
+    pub incast: Option<IncastConfig>,
 }
 
 impl GroupConfig {
@@ -662,6 +702,32 @@ pub(crate) fn resolve_groups(
 
         let mut flows = Vec::new();
         let mut arrival = None;
+        let mut incast = None;
+        if let Some(i) = &t.incast {
+            let inf = |n: &str| format!("{f}.incast.{n}");
+            if t.arrival.is_some() {
+                return err(&field("arrival"), "not with incast: incast senders answer requests in rounds");
+            }
+            if t.start.is_some() || t.stop.is_some() {
+                let k = if t.start.is_some() { "start" } else { "stop" };
+                return err(&field(k), "not with incast: rounds start together (incast.start, incast.gap)");
+            }
+            if size.is_none() {
+                return err(
+                    &field("size"),
+                    "required with incast: the bytes each sender answers a request with",
+                );
+            }
+            check(&inf("rounds"), (1..=1_000_000).contains(&i.rounds), "in [1, 1,000,000]", i.rounds)?;
+            finite_range(&inf("gap"), i.gap.0, 0.0, 3600.0, "in [0, 1 h]")?;
+            finite_range(&inf("start"), i.start.0, 0.0, s.duration.0, "in [0, duration]")?;
+            incast = Some(IncastConfig {
+                rounds: i.rounds,
+                connections: i.connections,
+                gap: from_secs(i.gap.0),
+                start: from_secs(i.start.0),
+            });
+        }
         if let Some(a) = &t.arrival {
             if t.count.is_some() {
                 return err(
@@ -738,7 +804,10 @@ pub(crate) fn resolve_groups(
                 let spread = DEFAULT_START_SPREAD_S.min(s.duration.0 / 10.0).min(earliest_stop / 2.0);
                 PerFlow::Uniform(Uniform { uniform: (Seconds(0.0), Seconds(spread)) })
             };
-            let start = t.start.clone().unwrap_or_else(default_start);
+            let start = match &incast {
+                Some(i) => PerFlow::One(Seconds(to_secs(i.start))),
+                None => t.start.clone().unwrap_or_else(default_start),
+            };
             let starts = start.expand(&field("start"), n, &mut st(stream::START), valid_start)?;
             // With a uniform start or stop, every stop must follow every start, whatever the draws.
             if let (Some(start), Some(stop)) = (&t.start, &t.stop) {
@@ -773,6 +842,7 @@ pub(crate) fn resolve_groups(
             flows,
             size,
             arrival,
+            incast,
         });
     }
     for (i, g) in groups.iter().enumerate() {

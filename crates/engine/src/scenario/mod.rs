@@ -155,7 +155,8 @@ impl Config {
     /// Every flow started at a fixed time (not by an arrival process), in group order: the rows of the
     /// per-flow results.
     pub fn fixed_flows(&self) -> impl Iterator<Item = (usize, &FlowConfig)> {
-        self.groups.iter().enumerate().flat_map(|(g, grp)| grp.flows.iter().map(move |f| (g, f)))
+        let fixed = self.groups.iter().enumerate().filter(|(_, grp)| grp.incast.is_none());
+        fixed.flat_map(|(g, grp)| grp.flows.iter().map(move |f| (g, f)))
     }
 }
 

@@ -239,6 +239,8 @@ impl Parts<'_> {
                 for b in buckets {
                     all.merge(&b.hist);
                 }
+                let rounds = state.incast.as_ref().map(|run| &run.rounds);
+                let measured = rounds.filter(|r| r.count() > 0);
                 GroupResult {
                     group: g as u32,
                     name: grp.name.clone(),
@@ -257,6 +259,12 @@ impl Parts<'_> {
                     fct_count: count,
                     fct_mean_s: mean,
                     fct_p99_s: (count > 0).then(|| to_secs(all.quantile(0.99).round() as Time)),
+                    incast_rounds: rounds.map(|r| r.count()),
+                    rct_mean_s: measured.map(|r| r.mean_s()),
+                    rct_p50_s: measured.map(|r| r.quantile_s(0.5)),
+                    rct_p99_s: measured.map(|r| r.quantile_s(0.99)),
+                    rct_max_s: measured.map(|r| r.max_s()),
+                    incast_goodput_bps: measured.map(|r| r.goodput_bps()),
                 }
             })
             .collect()

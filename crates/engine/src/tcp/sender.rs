@@ -305,6 +305,14 @@ impl<C: CongestionControl> Sender<C> {
         }
     }
 
+    /// A finished flow's connection carries `segments` more (the next response of a persistent connection):
+    /// they go out as the window allows, which carries over from the data before (no restart after idle,
+    /// as Linux with `tcp_slow_start_after_idle = 0`).
+    pub fn send_more(&mut self, segments: u32, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        self.size = self.size.saturating_add(segments.max(1)).min(u32::MAX - 1);
+        self.transmit(now, cfg, out);
+    }
+
     /// The SYN (first or resent), timed by the retransmission timer like a segment.
     fn send_syn(&mut self, now: Time, resent: bool, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         self.syn_sent = Some((now, resent));

@@ -8,9 +8,10 @@
 //!   updated after the ACK's own window reduction, as ns-3 does (`EnterCwr` before `PktsAcked`).
 //! - **Reduction** (§3.3 step 9): on ECN-Echo `ssthresh = (1 − α/2)·cwnd` (truncated to whole bytes when
 //!   `tcp.ca_increase = "whole-bytes"`) and at least 2 segments (Linux's `dctcp_ssthresh`; ns-3 3.44 has no
-//!   floor), at most once per window (the sender's CWR period); the sender then sets `cwnd = ssthresh`. On loss (`loss_backoff`): `"half"` reacts as conventional TCP (§3.5, Linux's
-//!   `dctcp_react_to_loss`, ns-3 ≥ 3.46), `"alpha"` as ns-3 3.44, whose `GetSsThresh` applies `(1 − α/2)`
-//!   to every reduction.
+//!   floor), at most once per window (the sender's CWR period); the sender then sets `cwnd = ssthresh`. On a
+//!   loss (`loss_backoff`): `"half"` reacts as conventional TCP (§3.5, Linux's `dctcp_react_to_loss`;
+//!   ns-3-dev after 3.46 on timeouts), `"alpha"` as ns-3 3.44, whose `GetSsThresh` applies `(1 − α/2)` to
+//!   every reduction.
 //! - **Growth**: ns-3's `TcpLinuxReno` (which `TcpDctcp` extends): slow start adds the segments acknowledged,
 //!   up to `ssthresh`; congestion avoidance counts acknowledged segments and adds one segment per
 //!   `⌊cwnd⌋` of them (Linux's `tcp_cong_avoid_ai`), so delayed ACKs do not slow it. `tcp.ca_increase`
