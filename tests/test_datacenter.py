@@ -39,8 +39,8 @@ def test_incast_example_collapses_and_is_cured() -> None:
 
 
 def test_cli_prints_request_completion_times() -> None:
-    out = subprocess.run([sys.executable, "-m", "bufferlab", "run", "incast", "--set", "flows.incast.rounds=5"],
-                         capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-m", "bufferlab", "run", "incast", "--set", "flows.incast.rounds=5"]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "incast request completion times" in out.stdout
     row = next(line for line in out.stdout.splitlines() if line.strip().startswith("flows ") and "s " in line

@@ -38,7 +38,7 @@ use crate::rng::{stream, Rng};
 use crate::scenario::flows::Connections;
 use crate::scenario::{group_stream, Config, FlowConfig, ScenarioError};
 use crate::tcp::cc::CongestionControl;
-use crate::tcp::receiver::Receiver;
+use crate::tcp::receiver::{OwedAck, Receiver};
 use crate::tcp::sender::{Sender, SenderStats};
 use crate::time::{from_secs, serialization, to_secs, Time, NEVER};
 use crate::timer::{Fired, Timer};
@@ -589,6 +589,7 @@ impl Simulation {
 
     /// An incast group's request: every sender starts a response of a size drawn from the group's `size`,
     /// on its connection (persistent) or a new one.
+    #[inline(never)]
     fn incast_round(&mut self, g: usize) {
         let templates = self.cfg.groups[g].flows.clone();
         let persistent =
@@ -636,6 +637,7 @@ impl Simulation {
 
     /// One response of an incast round was acknowledged at `at`: the round ends with its last, and the next
     /// request follows `gap` later.
+    #[inline(never)]
     fn incast_response_done(&mut self, g: usize, at: Time) {
         let Some(run) = self.groups[g].incast.as_mut() else { return };
         run.pending -= 1;
@@ -702,6 +704,13 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// A DCTCP receiver's owed delayed ACK, sent at once when the CE state changed (rare: out of line).
+    #[cold]
+    #[inline(never)]
+    fn send_owed_ack(&mut self, f: usize, owed: OwedAck, at: Time) {
+        self.send_ack(f, owed.to_ack(), at);
     }
 
     /// The receiver sends `ack` at its time `at`.
@@ -925,8 +934,8 @@ impl Simulation {
                     events.schedule(t, Event::ReceiverTimer(f as u32));
                 }
                 let arrived = flow.arrived;
-                if let Some(ack) = d.owed_ack {
-                    self.send_ack(f, ack, at);
+                if let Some(owed) = d.owed_ack {
+                    self.send_owed_ack(f, owed, at);
                 }
                 if let Some(ack) = d.ack {
                     self.send_ack(f, ack, at);

@@ -46,8 +46,22 @@ pub struct Delivery {
     pub new_in_order: u32,
     /// The ACK to send now, if any.
     pub ack: Option<Ack>,
-    /// An ACK to send before `ack`: the owed delayed ACK, sent at once when DCTCP's CE state changes.
-    pub owed_ack: Option<Ack>,
+    /// An ACK to send before `ack`: the owed delayed ACK, sent at once when DCTCP's CE state changes (no
+    /// SACK blocks: nothing was out of order while an ACK was delayed).
+    pub owed_ack: Option<OwedAck>,
+}
+
+/// The cumulative ACK and ECE of an owed delayed ACK (see [`Delivery::owed_ack`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwedAck {
+    pub ack: u32,
+    pub ece: bool,
+}
+
+impl OwedAck {
+    pub fn to_ack(self) -> Ack {
+        Ack { ack: self.ack, ece: self.ece, ..Default::default() }
+    }
 }
 
 impl Receiver {
@@ -67,13 +81,7 @@ impl Receiver {
     pub fn on_data(&mut self, pkt: &Packet, now: Time, cfg: &TcpConfig) -> Delivery {
         let mut owed_ack = None;
         if self.per_packet_echo {
-            let ce = pkt.ecn == Ecn::Ce;
-            if pkt.ecn != Ecn::NotEct && ce != self.ece {
-                if self.unacked > 0 {
-                    owed_ack = Some(self.ack_with(None, cfg));
-                }
-                self.ece = ce;
-            }
+            owed_ack = self.echo_ce_state(pkt);
         } else {
             if pkt.cwr {
                 self.ece = false;
@@ -106,6 +114,23 @@ impl Receiver {
             self.delack.arm_if_idle(now + cfg.delayed_ack_timeout);
             Delivery { new_in_order, ack: None, owed_ack }
         }
+    }
+
+    /// RFC 8257 §3.2: ECE follows the CE state of ECN-capable packets; a change while an ACK is delayed
+    /// owes that ACK, with the old state, at once.
+    #[inline(never)]
+    fn echo_ce_state(&mut self, pkt: &Packet) -> Option<OwedAck> {
+        let ce = pkt.ecn == Ecn::Ce;
+        if pkt.ecn == Ecn::NotEct || ce == self.ece {
+            return None;
+        }
+        debug_assert!(
+            self.unacked == 0 || self.blocks.is_empty(),
+            "an ACK is delayed only for in-order data"
+        );
+        let owed = (self.unacked > 0).then_some(OwedAck { ack: self.rcv_nxt, ece: self.ece });
+        self.ece = ce;
+        owed
     }
 
     /// The delayed-ACK timer fired: the pending ACK, if one is still owed.
@@ -284,8 +309,8 @@ mod tests {
         // CE arrives with an ACK owed for segment 0: that ACK first, without ECE, then the ACK of both (the
         // count went on), with ECE.
         let d = r.on_data(&packet(1, true), 0, &c);
-        let owed = d.owed_ack.unwrap();
-        assert_eq!((owed.ack, owed.ece), (1, false));
+        let owed = d.owed_ack.unwrap().to_ack();
+        assert_eq!((owed.ack, owed.ece, owed.sack_len), (1, false, 0));
         let ack = d.ack.unwrap();
         assert_eq!((ack.ack, ack.ece), (2, true));
         // Still CE: no extra ACK; the state holds on every ACK until a packet arrives unmarked.

@@ -179,6 +179,8 @@ pub struct Sender<C = AnyCc> {
     cwr_pending: bool,
     /// Retransmissions are ECN-capable too ([`EcnMode::PerPacket`]).
     ect_retransmits: bool,
+    /// The controller's `on_ack_seen` does something.
+    sees_acks: bool,
     /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
     head_retransmit_pending: bool,
     /// In fast recovery, a partial ACK has restarted the timer (`tcp.recovery_timer`).
@@ -218,6 +220,7 @@ fn context<'a>(
 impl<C: CongestionControl> Sender<C> {
     pub fn new(flow: u32, cc: C, cfg: &TcpConfig) -> Self {
         let ect_retransmits = cfg.ecn && cc.ecn_mode() == EcnMode::PerPacket;
+        let sees_acks = C::SEES_ACKS && cc.sees_acks();
         Sender {
             flow,
             cc,
@@ -232,6 +235,7 @@ impl<C: CongestionControl> Sender<C> {
             ecn_recover: 0,
             cwr_pending: false,
             ect_retransmits,
+            sees_acks,
             head_retransmit_pending: false,
             partial_ack_seen: false,
             partial_ack_send_pending: false,
@@ -414,7 +418,7 @@ impl<C: CongestionControl> Sender<C> {
             self.phase = Phase::Cwr;
             self.stats.ecn_reductions += 1;
         }
-        if C::SEES_ACKS {
+        if C::SEES_ACKS && self.sees_acks {
             let sacked_change = i64::from(self.sb.sacked()) - i64::from(sacked_before);
             let delivered =
                 if !sack && duplicate { 1 } else { (i64::from(newly_acked) + sacked_change).max(0) };

@@ -137,8 +137,14 @@ pub trait CongestionControl {
         0.0
     }
 
-    /// Every ACK, after the sender has reacted to it (growth, recovery, ECN reduction).
+    /// Every ACK, after the sender has reacted to it (growth, recovery, ECN reduction); called only when
+    /// `sees_acks` is true.
     fn on_ack_seen(&mut self, _ack: &AckSeen) {}
+
+    /// Whether `on_ack_seen` does anything for this controller (read once, when the flow starts).
+    fn sees_acks(&self) -> bool {
+        Self::SEES_ACKS
+    }
 
     /// The ECN the flow runs when `tcp.ecn` is on; read once, when the flow starts.
     fn ecn_mode(&self) -> EcnMode {
@@ -257,6 +263,9 @@ impl CongestionControl for AnyCc {
     }
     fn on_ack_seen(&mut self, ack: &AckSeen) {
         each_cc!(self, c => c.on_ack_seen(ack))
+    }
+    fn sees_acks(&self) -> bool {
+        each_cc!(self, c => c.sees_acks())
     }
     fn ecn_mode(&self) -> EcnMode {
         each_cc!(self, c => c.ecn_mode())
