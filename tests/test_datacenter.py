@@ -55,3 +55,21 @@ def test_dctcp_without_ecn_is_refused_naming_the_field() -> None:
         assert "tcp.ecn" in str(exc) and "dctcp needs ECN" in str(exc)
     else:
         raise AssertionError("dctcp without ECN ran")
+
+
+def test_shared_buffer_example_protects_the_incast_under_dctcp() -> None:
+    r = bufferlab.run("shared-buffer")
+    ports = r.ports.set_index("name")
+    assert set(ports.shared_buffer) == {"tor"} and set(ports.shared_buffer_bytes) == {1_000_000}
+    assert ports.loc["to-h3", "drops"] == 0
+    assert (ports.shared_buffer_occupancy_max_bytes <= 1_000_000).all()
+    assert ports.loc["to-h1", "queue_mean_pkts"] < 75  # K = 65
+    droptail = 'links[{i}].queue={{discipline="droptail", limit=100000}}'
+    tail = bufferlab.run("shared-buffer", overrides=["tcp.congestion_control=newreno", "tcp.ecn=false"]
+                         + [droptail.format(i=i) for i in range(4)])
+    ports = tail.ports.set_index("name")
+    assert ports.loc["to-h3", "drop_reasons"]["shared-buffer"] > 0
+    assert ports.loc["to-h1", "queue_mean_pkts"] > 100
+    with_pool = bufferlab.resolve("shared-buffer")["shared_buffers"][0]
+    assert with_pool == {"name": "tor", "ports": ["to-h1", "to-h2", "to-h3", "to-h4"], "size": 1_000_000,
+                         "admission": "dynamic", "alpha": [1.0, 1.0, 1.0, 1.0]}

@@ -122,6 +122,13 @@ pub struct PortResult {
     pub delay_p99_s: f64,
     /// The discipline's own end-of-run state (an adapted limit or probability), by name; empty for most.
     pub queue_state: BTreeMap<String, f64>,
+    /// The shared buffer the port draws from (`None` without one), its size, and the bytes its ports held
+    /// as arrivals at any of them found them over the window (the buffer's, the same on each of its
+    /// ports). Its refusals are the port's `shared-buffer` drops.
+    pub shared_buffer: Option<String>,
+    pub shared_buffer_bytes: Option<u64>,
+    pub shared_buffer_occupancy_mean_bytes: Option<f64>,
+    pub shared_buffer_occupancy_max_bytes: Option<u64>,
 }
 
 /// One flow group over the measurement window; sender counters cover the whole run and every flow of the

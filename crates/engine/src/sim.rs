@@ -30,6 +30,7 @@ mod trace;
 
 use crate::events::{Event, EventQueue};
 use crate::monitor::{FctStats, FlowStats, RoundStats, Window};
+use crate::network::shared_buffer::{PoolStats, SHARED_BUFFER};
 use crate::network::{Pipe, Port};
 use crate::packet::{sack_option_bytes, Ack, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::queue::{QueueDisc, QueueEffects};
@@ -241,6 +242,9 @@ pub struct Simulation {
     dropped: u64,
     after_end: u64,
     peak_slots: usize,
+    /// Each port's shared buffer and its place in it, and each buffer's statistics.
+    pool_of: Vec<Option<(u32, u32)>>,
+    pools: Vec<PoolStats>,
     /// `[trace]`: `None` without one, so tracing off is one untaken branch per hook.
     tracer: Option<Box<Tracer>>,
 }
@@ -287,6 +291,16 @@ impl Simulation {
             dropped: 0,
             after_end: 0,
             peak_slots: 0,
+            pool_of: {
+                let mut of = vec![None; cfg.network.links.len()];
+                for (b, buffer) in cfg.shared_buffers.iter().enumerate() {
+                    for (k, &p) in buffer.ports.iter().enumerate() {
+                        of[p] = Some((b as u32, k as u32));
+                    }
+                }
+                of
+            },
+            pools: vec![PoolStats::default(); cfg.shared_buffers.len()],
             tracer: match &cfg.trace {
                 Some(t) => Some(Box::new(Tracer::new(t.clone())?)),
                 None => None,
@@ -840,11 +854,36 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, p: usize, pkt: Packet) {
+        if let Some((b, k)) = self.pool_of[p] {
+            if !self.shared_buffer_admits(b as usize, k as usize, &pkt) {
+                self.ports[p].refuse(pkt, SHARED_BUFFER, &mut self.fx);
+                if self.tracer.is_some() {
+                    self.observe_arrival(p, &pkt, false);
+                }
+                return self.apply_queue_effects(p);
+            }
+        }
         let idle = self.ports[p].arrive(pkt, self.now, p, &mut self.fx, &mut self.events);
         if self.tracer.is_some() {
             self.observe_arrival(p, &pkt, idle);
         }
         self.apply_queue_effects(p);
+    }
+
+    /// Does shared buffer `b` let `pkt` join its `k`-th port? Counts the occupancy the arrival found.
+    #[inline(never)]
+    fn shared_buffer_admits(&mut self, b: usize, k: usize, pkt: &Packet) -> bool {
+        let buffer = &self.cfg.shared_buffers[b];
+        let used = buffer.occupancy(&self.ports);
+        let admitted = buffer.admits(k, pkt, used, &self.ports);
+        if self.window.is_open() {
+            let stats = &mut self.pools[b];
+            stats.arrivals += 1;
+            stats.occupancy_sum += used as f64;
+            stats.occupancy_max = stats.occupancy_max.max(used);
+            stats.refused += u64::from(!admitted);
+        }
+        admitted
     }
 
     fn start_service(&mut self, p: usize) {
@@ -1150,6 +1189,8 @@ impl Simulation {
             sender_at_warmup: self.sender_at_warmup,
             events: self.events.executed(),
             peak_slots: self.peak_slots,
+            pool_of: &self.pool_of,
+            pools: &self.pools,
         }
     }
 

@@ -108,6 +108,8 @@ NS3_CANNOT_CHECK_FEATURES: Dict[str, str] = {
                                   "when the recovery point is acknowledged (NewReno)",
     "finite flows, Poisson arrivals, stop times": "the translator runs bulk flows for the whole run",
     "`[[udp]]` sources": "not translated",
+    "`[[shared_buffers]]`": "ns-3 3.44 has no switch whose ports share one buffer (each queue disc has "
+                             "its own limit)",
 }
 
 
@@ -643,6 +645,8 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
 
     if res.get("udp"):
         raise BufferLabError("udp: open-loop [[udp]] sources are not translated to ns-3")
+    if res.get("shared_buffers"):
+        raise BufferLabError("shared_buffers: ns-3 3.44 has no switch whose ports share one buffer")
     if not groups_in:
         raise BufferLabError("flows: the ns-3 comparison needs TCP flows")
     if len(groups_in) > MAX_GROUPS or len(links_in) > MAX_LINKS:

@@ -7,6 +7,7 @@
 
 pub mod pipe;
 pub mod port;
+pub mod shared_buffer;
 
 pub use pipe::Pipe;
 pub use port::Port;

@@ -84,6 +84,14 @@ impl Port {
         idle
     }
 
+    /// An arrival refused before the discipline saw it (a shared buffer's admission): counted, and dropped
+    /// through `fx` for the caller to apply.
+    pub fn refuse(&mut self, pkt: Packet, reason: Reason, fx: &mut QueueEffects) {
+        self.totals.arrivals += 1;
+        self.stats.on_arrival();
+        fx.drop(pkt, reason);
+    }
+
     /// The transmission in progress ends: the packet leaves, counted.
     #[inline(always)]
     pub fn depart(&mut self) -> Packet {

@@ -4,6 +4,7 @@
 
 use super::estimate::Part;
 use super::{Config, GroupConfig, SizeDist};
+use crate::network::shared_buffer::Admission;
 use crate::time::{to_secs, Time, NEVER};
 use serde_json::{json, Value};
 
@@ -128,6 +129,30 @@ impl Config {
         });
         if let Some(t) = &self.trace {
             out["trace"] = trace_json(t, &names);
+        }
+        if !self.shared_buffers.is_empty() {
+            out["shared_buffers"] = self
+                .shared_buffers
+                .iter()
+                .map(|b| {
+                    let mut table = json!({
+                        "name": b.name,
+                        "ports": b.ports.iter().map(|&p| names[p].clone()).collect::<Vec<_>>(),
+                        "size": b.size,
+                    });
+                    match &b.admission {
+                        Admission::Dynamic { alpha } => {
+                            table["admission"] = json!("dynamic");
+                            table["alpha"] = json!(alpha);
+                        }
+                        Admission::Static { port_limit } => {
+                            table["admission"] = json!("static");
+                            table["port_limit"] = json!(port_limit);
+                        }
+                    }
+                    table
+                })
+                .collect();
         }
         out
     }

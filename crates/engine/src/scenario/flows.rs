@@ -486,7 +486,7 @@ pub fn access_delay(rtt: f64, fwd: f64, back: Option<f64>) -> f64 {
 impl<T: Copy + Into<f64>> PerFlow<T> {
     /// One value per flow, drawing uniform ones from `rng`; `valid(field, v)` checks each value written
     /// (a uniform form's two bounds, so every draw is in range whatever the seed).
-    fn expand(
+    pub(crate) fn expand(
         &self,
         field: &str,
         n: usize,

@@ -43,6 +43,8 @@ pub struct Scenario {
     pub parking_lot: Option<serde_json::Value>,
     /// Any set of links.
     pub links: Option<serde_json::Value>,
+    /// `[[shared_buffers]]`: ports of one switch drawing from one pool.
+    pub shared_buffers: Option<serde_json::Value>,
     /// One group (`[flows]`) or several (`[[flows]]`).
     pub flows: Option<serde_json::Value>,
     #[serde(default)]
@@ -137,6 +139,8 @@ pub struct Config {
     pub duration: Time,
     pub warmup: Time,
     pub network: Network,
+    /// Pools of bytes shared by ports (each port in at most one).
+    pub shared_buffers: Vec<network::SharedBufferConfig>,
     pub groups: Vec<GroupConfig>,
     pub udp: Vec<UdpConfig>,
     pub sample_interval: Option<Time>,
@@ -276,6 +280,7 @@ impl Scenario {
         }
 
         let (mut net, form) = Network::from_scenario(self)?;
+        let shared_buffers = network::resolve_shared_buffers(self.shared_buffers.as_ref(), &net)?;
         let base_tcp = flows::base_tcp(&self.tcp)?;
         let groups = flows::resolve_groups(self, &net, &form, &base_tcp)?;
         let udp = self.resolve_udp(&net)?;
@@ -340,6 +345,7 @@ impl Scenario {
             duration: from_secs(self.duration.0),
             warmup: from_secs(self.warmup.0),
             network: net,
+            shared_buffers,
             groups,
             udp,
             sample_interval,

@@ -11,6 +11,7 @@ use super::{
     check, err, finite_range, from_value, zero_seconds, GroupConfig, PerFlow, Scenario, ScenarioError,
     UdpConfig,
 };
+pub use crate::network::shared_buffer::{Admission, SharedBufferConfig};
 use crate::queue::{AnyQueue, QueueContext, QueueSpec};
 use crate::rng::{stream, Rng};
 use crate::time::{from_secs, Time};
@@ -279,4 +280,93 @@ impl Network {
 /// The random stream of port `p`'s discipline (port 0 keeps the single-bottleneck stream).
 pub fn port_stream(p: usize) -> u64 {
     stream::QUEUE + ((p as u64) << 20)
+}
+
+/// `[[shared_buffers]]`: a switch's egress ports drawing from one pool of bytes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SharedBufferTable {
+    name: String,
+    ports: Vec<String>,
+    size: crate::units::Bytes,
+    #[serde(default)]
+    admission: AdmissionName,
+    /// Dynamic Threshold's α: one value for every port or one per port.
+    alpha: Option<PerFlow<f64>>,
+    port_limit: Option<crate::units::Bytes>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum AdmissionName {
+    #[default]
+    Dynamic,
+    Static,
+}
+
+/// The shared buffers of a scenario, checked against its links (each port in at most one).
+pub(crate) fn resolve_shared_buffers(
+    value: Option<&serde_json::Value>,
+    net: &Network,
+) -> Result<Vec<SharedBufferConfig>, ScenarioError> {
+    let Some(value) = value else { return Ok(Vec::new()) };
+    let tables: Vec<serde_json::Value> = match value {
+        serde_json::Value::Array(items) => items.clone(),
+        _ => return err("shared_buffers", "expected a list of tables ([[shared_buffers]])"),
+    };
+    let mut out: Vec<SharedBufferConfig> = Vec::with_capacity(tables.len());
+    for (i, t) in tables.into_iter().enumerate() {
+        let f = format!("shared_buffers[{i}]");
+        let field = |n: &str| format!("{f}.{n}");
+        let t: SharedBufferTable = from_value(t, &f)?;
+        check(
+            &field("name"),
+            !t.name.is_empty() && t.name.len() <= 100,
+            "1 to 100 characters",
+            t.name.len(),
+        )?;
+        if out.iter().any(|b| b.name == t.name) {
+            return err(&field("name"), format!("two shared buffers are named {:?}", t.name));
+        }
+        let ports = net.route(&t.ports, &field("ports"))?;
+        for (k, &p) in ports.iter().enumerate() {
+            if let Some(other) = out.iter().find(|b| b.ports.contains(&p)) {
+                return err(
+                    &format!("{f}.ports[{k}]"),
+                    format!("link {:?} is already in shared buffer {:?}", net.links[p].name, other.name),
+                );
+            }
+        }
+        finite_range(&field("size"), t.size.0, 64.0, 1e15, "in [64 B, 1 PB]")?;
+        let size = t.size.0.round() as u64;
+        let admission = match t.admission {
+            AdmissionName::Dynamic => {
+                if t.port_limit.is_some() {
+                    return err(&field("port_limit"), "only with admission = \"static\"");
+                }
+                let alpha = t.alpha.unwrap_or(PerFlow::One(1.0));
+                let valid = |f: &str, v: f64| finite_range(f, v, 1.0 / 64.0, 64.0, "in [1/64, 64]");
+                let mut no_draws = Rng::new(0, 0);
+                let alpha = match alpha {
+                    PerFlow::Uniform(_) => {
+                        return err(&field("alpha"), "one value for every port, or a list with one per port")
+                    }
+                    a => a.expand(&field("alpha"), ports.len(), &mut no_draws, valid)?,
+                };
+                Admission::Dynamic { alpha }
+            }
+            AdmissionName::Static => {
+                if t.alpha.is_some() {
+                    return err(&field("alpha"), "only with admission = \"dynamic\"");
+                }
+                let Some(limit) = t.port_limit else {
+                    return err(&field("port_limit"), "required with admission = \"static\": bytes per port");
+                };
+                finite_range(&field("port_limit"), limit.0, 64.0, t.size.0, "in [64 B, size]")?;
+                Admission::Static { port_limit: limit.0.round() as u64 }
+            }
+        };
+        out.push(SharedBufferConfig { name: t.name, ports, size, admission });
+    }
+    Ok(out)
 }

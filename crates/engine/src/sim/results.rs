@@ -2,6 +2,7 @@
 
 use super::{Conservation, Flow, GroupState};
 use crate::monitor::{jain_index, FctStats, FlowStats, LogHistogram, ReasonCounts};
+use crate::network::shared_buffer::PoolStats;
 use crate::network::Port;
 use crate::queue::QueueDisc;
 use crate::results::{
@@ -27,6 +28,9 @@ pub(super) struct Parts<'a> {
     pub(super) sender_at_warmup: SenderStats,
     pub(super) events: u64,
     pub(super) peak_slots: usize,
+    /// Each port's shared buffer (index, place) and each buffer's statistics.
+    pub(super) pool_of: &'a [Option<(u32, u32)>],
+    pub(super) pools: &'a [PoolStats],
 }
 
 /// One group's counters: its fixed flows', its arrival flows' (finished ones included), and all its
@@ -182,6 +186,7 @@ impl Parts<'_> {
                 let reasons = |r: &ReasonCounts| -> BTreeMap<String, u64> {
                     r.0.iter().map(|&(n, c)| (n.to_string(), c)).collect()
                 };
+                let pool = self.pool_of[p].map(|(b, _)| b as usize);
                 PortResult {
                     port: p as u32,
                     name: link.name.clone(),
@@ -211,6 +216,10 @@ impl Parts<'_> {
                         port.queue.report(&mut state);
                         state
                     },
+                    shared_buffer: pool.map(|b| self.cfg.shared_buffers[b].name.clone()),
+                    shared_buffer_bytes: pool.map(|b| self.cfg.shared_buffers[b].size),
+                    shared_buffer_occupancy_mean_bytes: pool.and_then(|b| self.pools[b].mean_occupancy()),
+                    shared_buffer_occupancy_max_bytes: pool.map(|b| self.pools[b].occupancy_max),
                 }
             })
             .collect()
