@@ -854,14 +854,12 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, p: usize, pkt: Packet) {
-        if let Some((b, k)) = self.pool_of[p] {
-            if !self.shared_buffer_admits(b as usize, k as usize, &pkt) {
-                self.ports[p].refuse(pkt, SHARED_BUFFER, &mut self.fx);
-                if self.tracer.is_some() {
-                    self.observe_arrival(p, &pkt, false);
-                }
-                return self.apply_queue_effects(p);
+        if !self.pools.is_empty() && !self.shared_buffer_admits(p, &pkt) {
+            self.ports[p].refuse(pkt, SHARED_BUFFER, &mut self.fx);
+            if self.tracer.is_some() {
+                self.observe_arrival(p, &pkt, false);
             }
+            return self.apply_queue_effects(p);
         }
         let idle = self.ports[p].arrive(pkt, self.now, p, &mut self.fx, &mut self.events);
         if self.tracer.is_some() {
@@ -870,9 +868,12 @@ impl Simulation {
         self.apply_queue_effects(p);
     }
 
-    /// Does shared buffer `b` let `pkt` join its `k`-th port? Counts the occupancy the arrival found.
+    /// Does port `p`'s shared buffer, if it has one, let `pkt` join it? Counts the occupancy the arrival
+    /// found.
     #[inline(never)]
-    fn shared_buffer_admits(&mut self, b: usize, k: usize, pkt: &Packet) -> bool {
+    fn shared_buffer_admits(&mut self, p: usize, pkt: &Packet) -> bool {
+        let Some((b, k)) = self.pool_of[p] else { return true };
+        let (b, k) = (b as usize, k as usize);
         let buffer = &self.cfg.shared_buffers[b];
         let used = buffer.occupancy(&self.ports);
         let admitted = buffer.admits(k, pkt, used, &self.ports);
