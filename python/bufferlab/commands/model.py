@@ -14,6 +14,7 @@ import numpy as np
 
 from bufferlab.errors import BufferLabError, LimitError
 from bufferlab.jsonout import dumps
+from bufferlab.models import dctcp
 from bufferlab.models import eun_wang as ew
 from bufferlab.models import whittle as wh
 from bufferlab.models._checks import check_int, check_integer, check_range, check_real
@@ -45,11 +46,12 @@ def register(subparsers: Any) -> None:
     """Add the ``model`` sub-command, with one sub-command per model, to the main ``bufferlab`` parser."""
     model = subparsers.add_parser(
         "model",
-        help="analytic models from the papers (queueing, tiny buffers, Eun-Wang, Whittle index)",
+        help="analytic models from the papers (queueing, tiny buffers, Eun-Wang, Whittle index, DCTCP)",
         description="Analytic models from the papers, computed exactly (no simulation engine needed).",
     )
     model_sub = model.add_subparsers(dest="model", metavar="MODEL")
-    for register_model in (register_queueing, register_tiny_buffers, register_eun_wang, register_whittle):
+    for register_model in (register_queueing, register_tiny_buffers, register_eun_wang, register_whittle,
+                           register_dctcp):
         register_model(model_sub)
 
 
@@ -429,4 +431,67 @@ def _whittle(args: argparse.Namespace) -> int:
     if args.plot:
         print("plots: " + ", ".join(out["plots"]))
     print(f"computed in {elapsed * 1000:.1f} ms")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------------
+# bufferlab model dctcp ...
+
+
+def register_dctcp(model_subparsers: Any) -> None:
+    """Add ``bufferlab model dctcp``."""
+    p = model_subparsers.add_parser(
+        "dctcp",
+        help="DCTCP's steady state (Alizadeh et al. 2010, Sec. 3.3): queue amplitude, Q_max, K guideline",
+        description="DCTCP's steady-state analysis (Alizadeh et al., SIGCOMM 2010, Sec. 3.3) for N "
+        "synchronized flows: alpha, the window and queue amplitudes, the period, Q_max and Q_min, the lower "
+        "bound on K (eq. 13) and the bound on g (eq. 15). The BDP is --bdp packets, or --rate x --rtt in "
+        "--packet-size packets.",
+    )
+    p.add_argument("--flows", type=int, required=True, help="N, synchronized long-lived flows (>= 1)")
+    p.add_argument("--k", type=float, required=True, help="the marking threshold K, packets waiting")
+    p.add_argument("--bdp", type=float, help="C x RTT in packets (or give --rate and --rtt)")
+    p.add_argument("--rate", help="link rate, e.g. 10Gbps")
+    p.add_argument("--rtt", help="round-trip time, e.g. 100us")
+    p.add_argument("--packet-size", default="1500B", help="packet size for --rate/--rtt (default 1500B)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_dctcp)
+
+
+def _dctcp(args: argparse.Namespace) -> int:
+    from bufferlab.units import parse_rate, parse_size, parse_time  # noqa: PLC0415
+
+    if args.bdp is not None:
+        if args.rate is not None or args.rtt is not None:
+            raise BufferLabError("--bdp: give either --bdp or --rate with --rtt, not both")
+        bdp = check_real("--bdp", args.bdp, 0.0, 1e12, low_open=True)
+    elif args.rate is not None and args.rtt is not None:
+        bdp = (parse_rate(args.rate, "--rate") * parse_time(args.rtt, "--rtt")
+               / (8.0 * parse_size(args.packet_size, "--packet-size")))
+    else:
+        raise BufferLabError("--bdp: required (C x RTT in packets), or --rate with --rtt")
+    s = dctcp.steady_state(check_integer("--flows", args.flows, 1, 10**7), bdp,
+                           check_real("--k", args.k, 0.0, 1e12))
+    out = {"model": "dctcp", **s.as_dict(), "k_lower_bound_pkts": dctcp.k_lower_bound(bdp),
+           "g_upper_bound": dctcp.g_upper_bound(bdp, s.k_pkts)}
+    if args.json:
+        print(dumps(out, indent=2))
+        return 0
+    print(f"DCTCP steady state (Alizadeh et al. 2010, Sec. 3.3): N={s.n_flows} C x RTT={bdp:.6g} packets "
+          f"K={s.k_pkts:g}")
+    rows = [
+        ("W* = (C x RTT + K)/N", s.w_star, "packets"),
+        ("alpha, eq. (6)", s.alpha, f"(sqrt(2/W*) = {s.alpha_approx:.4f})"),
+        ("window amplitude D, eq. (7)", s.window_amplitude, "packets"),
+        ("queue amplitude A = N D, eq. (8)", s.queue_amplitude,
+         f"packets (closed form {s.queue_amplitude_approx:.4g})"),
+        ("period T_C, eq. (9)", s.period_rtts, "round trips"),
+        ("Q_max = K + N, eq. (10)", s.q_max, "packets"),
+        ("Q_min = Q_max - A, eq. (12)", s.q_min, "packets" + (" (the queue underflows: throughput is lost)"
+                                                             if s.q_min < 0 else "")),
+        ("K lower bound C x RTT / 7, eq. (13)", out["k_lower_bound_pkts"], "packets"),
+        ("g upper bound, eq. (15)", out["g_upper_bound"], ""),
+    ]
+    for name, value, unit in rows:
+        print(f"  {name:<38} {value:>12.4f} {unit}")
     return 0
