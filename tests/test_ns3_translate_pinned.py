@@ -153,7 +153,7 @@ VARIANT_PINS = {
     "cubic-linux-pacing": "a3caa00df94cdc834503252fdc42c011",
     "fq-codel-ce": "b3510e13ad0a0effc9c4b2c28eadcb72",
     "pie-bytes": "bd160e6aa379291758320490d7dda7fd",
-    "step-dctcp-k2": "f984d1ef8b52f2d6b896e3c07cea0419",
+    "step-dctcp-k2": "22e2bf10116ce5f2de1bc2a9d57b4223",
 }
 
 

@@ -89,7 +89,9 @@ def test_utilization_counts_a_straddling_packet_in_part() -> None:
 #: Where the events estimate is looser than 2× of a busy run, and why: a port shared by 576- and 1,500-byte
 #: packets is bounded at the smaller size (1,500 / 576 = 2.6 times the per-packet headroom of about 1.2);
 #: senders without a window limit are counted at what they may offer as well as what the link serves.
-LOOSER = {"v34-two-groups-576B-1500B": 3.2, "poisson-injection": 2.5}
+#: The incast example collapses: its port is busy 4 % of the run, waiting out timeouts, where the estimate
+#: takes it busy all along.
+LOOSER = {"v34-two-groups-576B-1500B": 3.2, "poisson-injection": 2.5, "incast": 10.0}
 
 
 def _scenarios() -> list:

@@ -106,6 +106,8 @@ struct Flow {
     arrived: bool,
     /// Its slot is free (its counters are in its group's `retired`).
     freed: bool,
+    /// Its data so far is a later response of a persistent connection (no handshake before it).
+    reused: bool,
 }
 
 /// A flow's packets over the whole run, for conservation checks: data sent (the sender's count) =
@@ -532,6 +534,7 @@ impl Simulation {
             active: false,
             arrived,
             freed: false,
+            reused: false,
         };
         if slot == self.flows.len() {
             self.flows.push(flow);
@@ -615,14 +618,22 @@ impl Simulation {
             let rng = &mut self.groups[g].rng;
             let size = self.cfg.groups[g].size.as_ref().expect("incast groups have sizes").sample(rng);
             bytes += size;
+            let payload = u64::from(self.cfg.groups[g].tcp.payload);
             if let Some(&f) = senders.get(i) {
-                self.respond_again(f as usize, size);
-                continue;
+                if self.flows[f as usize].sender.has_room_for(size.div_ceil(payload)) {
+                    self.respond_again(f as usize, size);
+                    continue;
+                }
             }
+            // A new connection: every response without persistence, the first with it, or when a
+            // connection has used up its sequence space (2^32 segments).
             let fc = FlowConfig { start: self.now, stop: NEVER, size: Some(size), ..template.clone() };
             let f = self.add_flow(g, &fc, !persistent);
             if persistent {
-                senders.push(f as u32);
+                match senders.get_mut(i) {
+                    Some(slot) => *slot = f as u32,
+                    None => senders.push(f as u32),
+                }
             }
             self.start_flow(f);
         }
@@ -642,6 +653,7 @@ impl Simulation {
         flow.fct = None;
         flow.start = self.now;
         flow.size_bytes = Some(bytes);
+        flow.reused = true;
         let segments = bytes.div_ceil(tcp.payload as u64).min(u32::MAX as u64) as u32;
         flow.sender.send_more(segments, self.now, tcp, &mut self.out);
         self.send_out(f, self.now);
@@ -801,8 +813,9 @@ impl Simulation {
             let bottleneck = route.iter().map(|&p| self.ports[p].rate).fold(f64::INFINITY, f64::min);
             let wire = size.div_ceil(self.cfg.groups[g].tcp.payload as u64)
                 * self.cfg.groups[g].tcp.packet_size as u64;
-            // One round trip (two with the handshake's) plus the transmission at the bottleneck.
-            let trips = if self.cfg.groups[g].tcp.handshake { 2 } else { 1 };
+            // One round trip (two with the handshake's, which a persistent connection's later responses do
+            // not wait for) plus the transmission at the bottleneck.
+            let trips = if self.cfg.groups[g].tcp.handshake && !flow.reused { 2 } else { 1 };
             let ideal = trips * flow.rtt + from_secs(wire as f64 * 8.0 / bottleneck);
             let rtt = flow.rtt;
             let start = flow.start;

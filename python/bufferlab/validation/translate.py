@@ -741,6 +741,9 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             if t[field] != ns3 and (field != "ca_increase" or kind == "newreno"):
                 notes.append(f"{tf(field)}: {differs} (set tcp.{field} = \"{ns3}\" to compare like with "
                              "like)")
+        if kind == "dctcp" and t["ca_increase"] != "whole-bytes":
+            notes.append(f"{tf('ca_increase')}: ns-3's TcpDctcp truncates (1 - alpha/2) x cwnd to whole "
+                         "bytes, the engine here only with ca_increase = \"whole-bytes\"")
         if t["rto_backoff"] != "new-ack":
             notes.append(f"{tf('rto_backoff')}: ns-3 drops the timer's backoff at any new ACK, the engine "
                          "here at the next valid RTT sample (Karn)")

@@ -180,6 +180,17 @@ impl Estimate {
                     self.add_events(&format!("{}.tcp.congestion_control", g.field), what, 3.0 * offered);
                 }
             }
+            if let Some(i) = &g.incast {
+                // Every response is a flow: its start and end, and its record.
+                let responses = i.rounds as f64 * g.flows.len() as f64;
+                let field = format!("{}.incast.rounds", g.field);
+                self.add_events(&field, format!("{} responses", count(responses)), responses * FLOW_EVENTS);
+                let records = responses.min(cfg.fct_records as f64);
+                if records >= 1.0 {
+                    let what = format!("{} flow records", count(records));
+                    self.add_memory("monitor.fct_records", what, records, RECORD_BYTES);
+                }
+            }
             let Some(a) = &g.arrival else { continue };
             let field = format!("{}.arrival", g.field);
             let active = (to_secs(a.stop.min(cfg.duration)) - to_secs(a.start)).max(0.0);

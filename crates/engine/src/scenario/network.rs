@@ -351,6 +351,10 @@ pub(crate) fn resolve_shared_buffers(
                     PerFlow::Uniform(_) => {
                         return err(&field("alpha"), "one value for every port, or a list with one per port")
                     }
+                    PerFlow::List(values) if values.len() != ports.len() => {
+                        let rule = format!("a list with one value per port ({})", ports.len());
+                        return err(&field("alpha"), format!("must be {rule} (got {} values)", values.len()));
+                    }
                     a => a.expand(&field("alpha"), ports.len(), &mut no_draws, valid)?,
                 };
                 Admission::Dynamic { alpha }

@@ -219,7 +219,9 @@ impl Parts<'_> {
                     shared_buffer: pool.map(|b| self.cfg.shared_buffers[b].name.clone()),
                     shared_buffer_bytes: pool.map(|b| self.cfg.shared_buffers[b].size),
                     shared_buffer_occupancy_mean_bytes: pool.and_then(|b| self.pools[b].mean_occupancy()),
-                    shared_buffer_occupancy_max_bytes: pool.map(|b| self.pools[b].occupancy_max),
+                    shared_buffer_occupancy_max_bytes: pool
+                        .filter(|&b| self.pools[b].arrivals > 0)
+                        .map(|b| self.pools[b].occupancy_max),
                 }
             })
             .collect()

@@ -6,10 +6,12 @@
 //!   delayed-ACK timer expires; an immediate ACK for out-of-order segments and for segments that fill a hole.
 //! - ECN (RFC 3168 §6.1.3): a CE mark sets ECE on every ACK until a data packet with CWR arrives; with
 //!   `tcp.ecn_response = "per-signal"`, only on the next ACK (each mark echoed once).
-//! - DCTCP's echo (RFC 8257 §3.2, [`EcnMode::PerPacket`]): ECE is the CE state of the last packet received;
-//!   when a packet's CE state differs from it while a delayed ACK is owed, the owed ACK goes out first, at
-//!   once, with the old state (for the data before the packet). As in ns-3's `TcpDctcp::CeState0to1` and
-//!   Linux's `dctcp_ece_ack_update`, that ACK does not restart the delayed-ACK count.
+//! - DCTCP's echo (RFC 8257 §3.2, [`EcnMode::PerPacket`]): ECE is the CE state of the last ECN-capable
+//!   packet received; when a packet's CE state differs from it while a delayed ACK is owed, the owed ACK goes
+//!   out first, at once, with the old state (for the data before the packet), and the delayed-ACK count
+//!   starts again from the packet, as ns-3 3.44 does (`TcpDctcp::CeState0to1` sends it through
+//!   `SendEmptyPacket`, which cancels the delayed ACK). Linux (`dctcp_ece_ack_update`) acknowledges the
+//!   packet itself at once as well.
 
 use super::cc::EcnMode;
 use super::{EcnResponse, TcpConfig};
@@ -129,6 +131,10 @@ impl Receiver {
             "an ACK is delayed only for in-order data"
         );
         let owed = (self.unacked > 0).then_some(OwedAck { ack: self.rcv_nxt, ece: self.ece });
+        if owed.is_some() {
+            self.unacked = 0;
+            self.delack.cancel();
+        }
         self.ece = ce;
         owed
     }
@@ -298,7 +304,7 @@ mod tests {
     }
 
     /// RFC 8257 §3.2's two-state machine with delayed ACKs: ECE follows the CE state; a change while an ACK is
-    /// owed sends the owed ACK first with the old state, and the delayed-ACK count goes on (ns-3, Linux).
+    /// owed sends the owed ACK first with the old state, and the delayed-ACK count starts again (ns-3 3.44).
     #[test]
     fn per_packet_echo_follows_the_ce_state() {
         let c = cfg(true);
@@ -306,23 +312,24 @@ mod tests {
         let packet = |seq, ce: bool| Packet { ecn: if ce { Ecn::Ce } else { Ecn::Ect }, ..data(seq) };
         let d = r.on_data(&packet(0, false), 0, &c);
         assert!(d.ack.is_none() && d.owed_ack.is_none(), "delayed");
-        // CE arrives with an ACK owed for segment 0: that ACK first, without ECE, then the ACK of both (the
-        // count went on), with ECE.
+        // CE arrives with an ACK owed for segment 0: that ACK at once, without ECE and without SACK blocks;
+        // segment 1 then waits as the first of a new pair.
         let d = r.on_data(&packet(1, true), 0, &c);
         let owed = d.owed_ack.unwrap().to_ack();
         assert_eq!((owed.ack, owed.ece, owed.sack_len), (1, false, 0));
-        let ack = d.ack.unwrap();
-        assert_eq!((ack.ack, ack.ece), (2, true));
-        // Still CE: no extra ACK; the state holds on every ACK until a packet arrives unmarked.
+        assert!(d.ack.is_none() && r.delack.is_armed());
+        // Still CE: the pair is complete, acknowledged with ECE.
         let d = r.on_data(&packet(2, true), 0, &c);
-        assert!(d.ack.is_none() && d.owed_ack.is_none());
+        assert!(d.owed_ack.is_none());
+        assert_eq!(d.ack.map(|a| (a.ack, a.ece)), Some((3, true)));
+        // No ACK owed: a change sends nothing extra and the packet waits.
         let d = r.on_data(&packet(3, false), 0, &c);
-        assert_eq!(d.owed_ack.map(|a| (a.ack, a.ece)), Some((3, true)));
-        assert_eq!(d.ack.map(|a| (a.ack, a.ece)), Some((4, false)));
-        // No ACK owed: a change sends nothing extra.
-        let d = r.on_data(&packet(4, true), 0, &c);
         assert!(d.owed_ack.is_none() && d.ack.is_none());
-        assert!(r.on_delack_timer(&c).unwrap().ece);
+        // A change with segment 3 owed: its ACK without ECE, then segment 4 waits with the new state.
+        let d = r.on_data(&packet(4, true), 0, &c);
+        assert_eq!(d.owed_ack.map(|a| (a.ack, a.ece)), Some((4, false)));
+        assert!(d.ack.is_none());
+        assert_eq!(r.on_delack_timer(&c).map(|a| (a.ack, a.ece)), Some((5, true)));
         // CWR does not clear the state; Not-ECT packets leave it alone.
         let d = r.on_data(&Packet { cwr: true, ..packet(5, true) }, 0, &c);
         assert!(d.owed_ack.is_none());

@@ -313,8 +313,14 @@ impl<C: CongestionControl> Sender<C> {
     /// they go out as the window allows, which carries over from the data before (no restart after idle,
     /// as Linux with `tcp_slow_start_after_idle = 0`).
     pub fn send_more(&mut self, segments: u32, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
-        self.size = self.size.saturating_add(segments.max(1)).min(u32::MAX - 1);
+        debug_assert!(self.has_room_for(u64::from(segments)));
+        self.size += segments.max(1);
         self.transmit(now, cfg, out);
+    }
+
+    /// Whether a finished connection can carry `segments` more within its sequence space.
+    pub fn has_room_for(&self, segments: u64) -> bool {
+        u64::from(self.size) + segments.max(1) < u64::from(u32::MAX - 1)
     }
 
     /// The SYN (first or resent), timed by the retransmission timer like a segment.
@@ -349,6 +355,7 @@ impl<C: CongestionControl> Sender<C> {
     }
 
     pub fn on_ack(&mut self, ack: &Ack, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        let dupacks_before = self.dupacks;
         if ack.syn || self.syn_sent.is_some() {
             // The SYN-ACK opens the connection; a second one (to a resent SYN) is ignored.
             if ack.syn {
@@ -419,15 +426,19 @@ impl<C: CongestionControl> Sender<C> {
             self.stats.ecn_reductions += 1;
         }
         if C::SEES_ACKS && self.sees_acks {
-            let sacked_change = i64::from(self.sb.sacked()) - i64::from(sacked_before);
-            let delivered =
-                if !sack && duplicate { 1 } else { (i64::from(newly_acked) + sacked_change).max(0) };
-            let seen = AckSeen {
-                delivered: delivered as u32,
-                ece: ack.ece,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
+            // Linux's `tp->delivered`: with SACK what the ACK newly acknowledged or SACKed; without, a
+            // duplicate ACK delivered one segment, and the cumulative ACK after them what they did not
+            // (`tcp_remove_reno_sacks`: at least one).
+            let delivered = if sack {
+                (newly_acked + self.sb.sacked()).saturating_sub(sacked_before)
+            } else if duplicate {
+                1
+            } else if newly_acked > 0 {
+                newly_acked.saturating_sub(dupacks_before).max(1)
+            } else {
+                0
             };
+            let seen = AckSeen { delivered, ece: ack.ece, snd_una: self.snd_una, snd_nxt: self.snd_nxt };
             self.cc.on_ack_seen(&seen);
         }
         self.detect_loss(now, cfg);

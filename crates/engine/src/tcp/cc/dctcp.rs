@@ -4,7 +4,8 @@
 //!   delivered by ACKs carrying ECE apart; once the cumulative ACK passes the highest segment sent when the
 //!   last observation window began, `α ← (1 − g)·α + g·M`, `M` = the marked fraction, and a new window
 //!   begins. "Delivered" is Linux's `tp->delivered`: segments newly acknowledged plus newly SACKed minus
-//!   those SACKed before; without SACK a duplicate ACK counts one segment (ns-3's `PktsAcked(1)`). α is
+//!   those SACKed before; without SACK a duplicate ACK counts one segment (ns-3's `PktsAcked(1)`) and the
+//!   cumulative ACK after them the segments they did not count, at least one. α is
 //!   updated after the ACK's own window reduction, as ns-3 does (`EnterCwr` before `PktsAcked`).
 //! - **Reduction** (§3.3 step 9): on ECN-Echo `ssthresh = (1 − α/2)·cwnd` (truncated to whole bytes when
 //!   `tcp.ca_increase = "whole-bytes"`) and at least 2 segments (Linux's `dctcp_ssthresh`; ns-3 3.44 has no

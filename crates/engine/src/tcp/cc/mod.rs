@@ -71,8 +71,8 @@ pub enum Signal {
 /// What one ACK told the sender, for a controller that estimates from every ACK (DCTCP's α).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckSeen {
-    /// Segments this ACK delivered: newly acknowledged plus newly SACKed minus SACKed before (Linux's
-    /// `tp->delivered`); without SACK a duplicate ACK delivers one.
+    /// Segments this ACK delivered (Linux's `tp->delivered`): newly acknowledged plus newly SACKed minus
+    /// SACKed before; without SACK a duplicate ACK delivers one, and the cumulative ACK after them the rest.
     pub delivered: u32,
     /// Whether it carried ECN-Echo.
     pub ece: bool,
