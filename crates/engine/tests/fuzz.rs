@@ -64,6 +64,15 @@ const BASES: &[&str] = &[
         "flows": [{"name": "long", "count": 2, "rtt": "60ms", "route": ["a", "b", "c"], "ack_route": ["back"]},
                   {"name": "mid", "count": 2, "rtt": "40ms", "route": ["b", "c"]},
                   {"name": "short", "count": 1, "rtt": "30ms", "route": ["c"], "start": "0.2s"}]}"#,
+    r#"{"duration": "0.5s",
+        "links": [{"name": "p1", "rate": "1Gbps", "delay": "20us", "queue": {"discipline": "step", "threshold": 20, "limit": 500}},
+                  {"name": "p2", "rate": "1Gbps", "delay": "20us", "queue": {"discipline": "droptail", "limit": 500}}],
+        "shared_buffers": [{"name": "tor", "ports": ["p1", "p2"], "size": "200KB", "alpha": [1, 0.5]}],
+        "flows": [{"name": "long", "count": 3, "rtt": "200us", "route": ["p1"]},
+                  {"name": "incast", "count": 8, "size": "20KB", "rtt": "200us", "route": ["p2"],
+                   "incast": {"rounds": 20, "gap": "1ms", "connections": "persistent"}}],
+        "tcp": {"congestion_control": {"kind": "dctcp", "g": 0.0625}, "ecn": true, "delayed_ack": true,
+                "min_rto": "10ms", "packet_size": "1500B"}}"#,
     r#"{"duration": "1s", "parking_lot": {"hops": 3, "rate": "10Mbps", "delay": ["1ms", "2ms", "3ms"],
             "queue": {"discipline": "droptail", "limit": 25},
             "cross": {"count": 2, "rtt": {"uniform": ["20ms", "30ms"]}, "start": "0.1s", "tcp": {"delayed_ack": true}}},
@@ -294,6 +303,11 @@ proptest! {
     }
 }
 
+/// Whether the scenario's bottleneck discipline marks only ECN-capable senders' packets (`step`).
+fn queue_needs_ecn(s: &Value) -> bool {
+    s["bottleneck"]["queue"]["discipline"] == "step"
+}
+
 /// A small valid scenario: one bottleneck (a random discipline), a parking lot of two hops with cross
 /// traffic, or three `[[links]]` with multi-hop routes and queued ACKs; a few TCP flows, maybe a UDP source,
 /// maybe an event trace.
@@ -307,8 +321,9 @@ fn small_scenario() -> impl Strategy<Value = Value> {
         json!({"discipline": "index"}),
         json!({"discipline": "ared"}),
         json!({"discipline": "fq-codel"}),
+        json!({"discipline": "step", "threshold": 5}),
     ]);
-    let cc = proptest::sample::select(vec!["newreno", "cubic", "aimd", "poisson"]);
+    let cc = proptest::sample::select(vec!["newreno", "cubic", "aimd", "poisson", "dctcp"]);
     (
         (1u32..=20, 0u32..=20, discipline, 1u64..=100),
         (1u32..=5, cc, any::<bool>(), proptest::sample::select(vec![64u32, 500, 1000, 1500])),
@@ -326,6 +341,9 @@ fn small_scenario() -> impl Strategy<Value = Value> {
                 "flows": {"count": flows, "rtt": {"uniform": [rtt, rtt * 3.0]}, "start": {"uniform": ["0s", duration / 2.0]}},
                 "tcp": {"congestion_control": cc, "delayed_ack": delack, "packet_size": pkt.max(100), "max_window": 1000},
             });
+            if cc == "dctcp" || queue_needs_ecn(&s) {
+                s["tcp"]["ecn"] = json!(true);
+            }
             if let Some((kbps, size)) = udp {
                 s["udp"] = json!([{"pattern": "poisson", "rate": format!("{kbps}kbps"), "packet_size": size}]);
             }
@@ -350,6 +368,9 @@ fn small_scenario() -> impl Strategy<Value = Value> {
                     long["ack_route"] = json!(["back"]);
                     long["rtt"] = json!({"uniform": [rtt * 2.0, rtt * 4.0]});
                     s["flows"] = json!([long, other]);
+                    if seed % 2 == 0 {
+                        s["shared_buffers"] = json!([{"name": "sw", "ports": ["a", "b"], "size": "100KB"}]);
+                    }
                     if s.get("udp").is_some() {
                         s["udp"][0]["route"] = json!(["a"]);
                     }
