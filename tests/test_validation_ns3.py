@@ -245,10 +245,15 @@ def test_cubic_and_pacing_mapping():
     assert (d["ns3::TcpSocketState::PacingSsRatio"], d["ns3::TcpSocketState::PacingCaRatio"]) == (100, 100)
     cfg = ns3sim.translate(scenario(tcp=dict(LIKE_NS3)))
     assert ns3sim.congestion_control_defaults(cfg["tcp"]) == {"ns3::TcpSocketState::EnablePacing": False}
-    # ns-3 sets the controller and pacing for every socket at once.
+    # A group with another controller gets its own socket type; a controller's parameters and pacing are
+    # set for every socket at once.
     sc = two_way()
     sc["flows"][1]["tcp"] = {"congestion_control": "cubic"}
-    with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.congestion_control"):
+    cfg = ns3sim.translate(sc)
+    assert cfg["groups"][0]["socket_attributes"]["sender"].get("CongestionOps") is None
+    assert cfg["groups"][1]["socket_attributes"]["sender"]["CongestionOps"] == "ns3::TcpCubic"
+    sc["flows"][0]["tcp"] = {"congestion_control": {"kind": "cubic", "c": 0.5}}
+    with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.congestion_control: .*every socket of its type"):
         ns3sim.translate(sc)
     sc["flows"][1]["tcp"] = {"pacing": "linux"}
     with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.pacing"):

@@ -98,8 +98,18 @@ void Attach(Monitor* m, Ptr<QueueDisc> qd, Ptr<PointToPointNetDevice> dev) {
 
 typedef std::vector<std::pair<std::string, std::string>> Attributes;
 
+// Set a socket's attributes; "CongestionOps" names the socket's own congestion control type (a group's
+// controller when it differs from TcpL4Protocol::SocketType), built with that type's attribute defaults.
 void Apply(Ptr<Socket> s, const Attributes& attrs) {
-  for (auto& kv : attrs) s->SetAttribute(kv.first, StringValue(kv.second));
+  for (auto& kv : attrs) {
+    if (kv.first == "CongestionOps") {
+      ObjectFactory factory;
+      factory.SetTypeId(kv.second);
+      DynamicCast<TcpSocketBase>(s)->SetCongestionControlAlgorithm(factory.Create<TcpCongestionOps>());
+    } else {
+      s->SetAttribute(kv.first, StringValue(kv.second));
+    }
+  }
 }
 
 // A bulk TCP sender: BulkSendApplication's sequence of socket calls (unlimited bytes), with the group's

@@ -79,6 +79,14 @@ def congestion_control_defaults(tcp: Dict[str, Any]) -> Dict[str, Any]:
     if cc.get("kind") == "dctcp":
         out.update({"ns3::TcpDctcp::DctcpShiftG": float(cc["g"]),
                     "ns3::TcpDctcp::DctcpAlphaOnInit": float(cc["alpha_init"])})
+    if cc.get("kind") == "bbr":
+        out.update({"ns3::TcpBbr::HighGain": float(cc["high_gain"]),
+                    "ns3::TcpBbr::BwWindowLength": int(cc["bw_window"]),
+                    "ns3::TcpBbr::RttWindowLength": nanos(float(cc["min_rtt_window"])),
+                    "ns3::TcpBbr::ProbeRttDuration": nanos(float(cc["probe_rtt_duration"])),
+                    "ns3::TcpBbr::ExtraAckedRttWindowLength": int(cc["extra_acked_window"]),
+                    # ns-3 caps every paced socket at 4 Gb/s by default; the engine's BBR has no cap.
+                    "ns3::TcpSocketState::MaxPacingRate": "100Gb/s"})
     ratios = NS3_PACING_RATIOS[tcp["pacing"]]
     out["ns3::TcpSocketState::EnablePacing"] = ratios is not None
     if ratios is not None:

@@ -130,8 +130,10 @@ def run_ns3(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None) -
     sd = ns.Config.SetDefault
     sd("ns3::TcpL4Protocol::SocketType", ns.StringValue(tcp["socket_type"]))
     sd("ns3::TcpL4Protocol::RecoveryType", ns.StringValue(tcp["recovery_type"]))
-    for name, value in congestion_control_defaults(tcp).items():
-        sd(name, _ns_value(ns, value))
+    # Every group's controller and pacing defaults (one table per kind, pacing alike: translate checks).
+    for grp in groups:
+        for name, value in congestion_control_defaults(grp["tcp"]).items():
+            sd(name, _ns_value(ns, value))
     for lk in links:
         if "ns3_child_min_bytes" in lk["queue"]:  # FQ-CoDel's per-flow CoDel queue discs
             sd("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(lk["queue"]["ns3_child_min_bytes"]))

@@ -7,6 +7,7 @@
 //! - [`receiver::Receiver`]: cumulative ACKs, SACK blocks (RFC 2018), delayed ACKs (RFC 5681 §4.2), ECN-Echo.
 
 pub mod cc;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

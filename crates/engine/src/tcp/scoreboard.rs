@@ -20,6 +20,9 @@ const EVER_RETX: u8 = 8;
 #[derive(Clone, Copy, Debug)]
 struct Segment {
     sent_at: Time,
+    /// The sender's transmission ordinal of its latest copy (for delivery-rate samples; no extra size:
+    /// it fills the padding beside `flags`).
+    tx: u32,
     flags: u8,
 }
 
@@ -39,6 +42,11 @@ pub struct Scoreboard {
     rxt_hint: usize,
     /// Entries ever acknowledged: entry `i` is segment `base + i` of the connection.
     base: u64,
+    /// The newest transmission ordinal among the entries delivered (cumulatively acknowledged without
+    /// being SACKed before, or newly SACKed) since [`Scoreboard::take_newest_delivered`] last read it.
+    newest_delivered: Option<u32>,
+    /// Whether `newest_delivered` is kept (only for a sender that takes delivery-rate samples).
+    tracks_delivery: bool,
     /// The SACKed entries as sorted, disjoint, non-adjacent ranges `[start, end)` of segment numbers.
     sacked_ranges: Vec<(u64, u64)>,
 }
@@ -55,15 +63,55 @@ impl Scoreboard {
         self.sacked
     }
 
-    /// A new segment was sent.
+    /// A new segment was sent at `now`.
     pub fn push(&mut self, now: Time) {
-        self.segs.push_back(Segment { sent_at: now, flags: 0 });
+        self.segs.push_back(Segment { sent_at: now, tx: 0, flags: 0 });
+    }
+
+    /// Entry `i`'s latest copy is transmission number `tx` (see `newest_delivered`).
+    pub fn set_tx(&mut self, i: usize, tx: u32) {
+        self.segs[i].tx = tx;
+    }
+
+    /// Keep the newest transmission ordinal delivered (a sender that takes delivery-rate samples).
+    pub fn track_delivery(&mut self) {
+        self.tracks_delivery = true;
+    }
+
+    /// Segments marked lost and not SACKed (retransmitted or not).
+    pub fn lost(&self) -> u32 {
+        self.lost
+    }
+
+    /// Every segment marked lost has been retransmitted since.
+    pub fn lost_all_resent(&self) -> bool {
+        self.lost == self.retx
+    }
+
+    /// The newest transmission ordinal delivered since the last call (see `newest_delivered`).
+    pub fn take_newest_delivered(&mut self) -> Option<u32> {
+        self.newest_delivered.take()
+    }
+
+    fn delivered(&mut self, tx: u32) {
+        // Ordinals wrap: the newer of two is the one a positive wrapping distance ahead.
+        self.newest_delivered = Some(match self.newest_delivered {
+            Some(t) if (tx.wrapping_sub(t) as i32) <= 0 => t,
+            _ => tx,
+        });
     }
 
     /// The first `n` entries were cumulatively acknowledged; returns (send time of the oldest, whether it was
     /// ever retransmitted).
     pub fn ack(&mut self, n: usize) -> (Time, bool) {
         let oldest = self.segs[0];
+        if self.tracks_delivery {
+            for i in 0..n {
+                if self.segs[i].flags & SACKED == 0 {
+                    self.delivered(self.segs[i].tx);
+                }
+            }
+        }
         let mut sacked_removed = 0;
         for s in self.segs.drain(..n) {
             if s.flags & SACKED != 0 {
@@ -132,6 +180,9 @@ impl Scoreboard {
         debug_assert!(f & SACKED == 0, "entry {i} outside the SACKed ranges is SACKed");
         self.segs[i].flags |= SACKED;
         self.sacked += 1;
+        if self.tracks_delivery {
+            self.delivered(self.segs[i].tx);
+        }
         self.lost -= (f & LOST != 0) as u32;
         self.retx -= (f & RETX != 0) as u32;
         if i < self.frontier {

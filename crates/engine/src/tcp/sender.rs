@@ -59,6 +59,7 @@
 //! a backed-off RTO, as path delay, and lock a flow out behind an ever longer timer.)
 
 use super::cc::{AckSeen, AnyCc, CcContext, CongestionControl, EcnMode, Signal, Window};
+use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
@@ -181,6 +182,8 @@ pub struct Sender<C = AnyCc> {
     ect_retransmits: bool,
     /// The controller's `on_ack_seen` does something.
     sees_acks: bool,
+    /// Delivery-rate samples, for a controller that sets the window itself (`CONTROLS_WINDOW`).
+    rate: Option<Box<RateSampler>>,
     /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
     head_retransmit_pending: bool,
     /// In fast recovery, a partial ACK has restarted the timer (`tcp.recovery_timer`).
@@ -200,6 +203,14 @@ pub struct Sender<C = AnyCc> {
     pub stats: SenderStats,
 }
 
+/// What a rate sample needs from before an ACK: the pipe, the segments marked lost, the fast recoveries.
+#[derive(Clone, Copy)]
+struct RateBefore {
+    pipe: u32,
+    lost: u32,
+    recoveries: u64,
+}
+
 /// The hooks' view of a sender (built from its fields, so the controller can be borrowed mutably beside it).
 fn context<'a>(
     rtt: &'a RttEstimator,
@@ -214,13 +225,27 @@ fn context<'a>(
         InFlight::Pipe => pipe,
     };
     let whole_bytes = (cfg.ca_increase == CaIncrease::WholeBytes).then_some(cfg.payload);
-    CcContext { now, rtt, flight, pipe, in_flight, max_window: cfg.max_window, whole_bytes }
+    CcContext {
+        now,
+        rtt,
+        flight,
+        pipe,
+        in_flight,
+        max_window: cfg.max_window,
+        whole_bytes,
+        smss: cfg.payload,
+    }
 }
 
 impl<C: CongestionControl> Sender<C> {
     pub fn new(flow: u32, cc: C, cfg: &TcpConfig) -> Self {
         let ect_retransmits = cfg.ecn && cc.ecn_mode() == EcnMode::PerPacket;
         let sees_acks = C::SEES_ACKS && cc.sees_acks();
+        let mut sb = Scoreboard::default();
+        let rate = (C::CONTROLS_WINDOW && cc.controls_window()).then(|| {
+            sb.track_delivery();
+            Box::default()
+        });
         Sender {
             flow,
             cc,
@@ -228,7 +253,7 @@ impl<C: CongestionControl> Sender<C> {
             snd_una: 0,
             snd_nxt: 0,
             size: u32::MAX,
-            sb: Scoreboard::default(),
+            sb,
             dupacks: 0,
             phase: Phase::Open,
             recover: None,
@@ -236,6 +261,7 @@ impl<C: CongestionControl> Sender<C> {
             cwr_pending: false,
             ect_retransmits,
             sees_acks,
+            rate,
             head_retransmit_pending: false,
             partial_ack_seen: false,
             partial_ack_send_pending: false,
@@ -367,6 +393,12 @@ impl<C: CongestionControl> Sender<C> {
             return; // outside the window: stale or invalid
         }
         let sacked_before = self.sb.sacked();
+        // What a rate sample needs from before the ACK: the pipe and the segments marked lost.
+        let before = (C::CONTROLS_WINDOW && self.rate.is_some()).then(|| RateBefore {
+            pipe: self.sb.pipe(),
+            lost: self.sb.lost(),
+            recoveries: self.stats.fast_recoveries,
+        });
         let sack = cfg.sack_in_use();
         if sack {
             self.apply_sack(ack);
@@ -404,7 +436,7 @@ impl<C: CongestionControl> Sender<C> {
             }
         } else if self.flight() > 0 && duplicate {
             self.dupacks += 1;
-            if self.phase == Phase::FastRecovery && !sack {
+            if self.phase == Phase::FastRecovery && !sack && !self.controls_window() {
                 self.win.cwnd += 1.0;
             }
         }
@@ -421,15 +453,17 @@ impl<C: CongestionControl> Sender<C> {
                 self.recover = Some(self.snd_nxt);
             }
             self.congestion_signal(Signal::Ecn, now, cfg);
-            self.win.cwnd = self.win.ssthresh;
+            if !self.controls_window() {
+                self.win.cwnd = self.win.ssthresh;
+            }
             self.phase = Phase::Cwr;
             self.stats.ecn_reductions += 1;
         }
-        if C::SEES_ACKS && self.sees_acks {
-            // Linux's `tp->delivered`: with SACK what the ACK newly acknowledged or SACKed; without, a
-            // duplicate ACK delivered one segment, and the cumulative ACK after them what they did not
-            // (`tcp_remove_reno_sacks`: at least one).
-            let delivered = if sack {
+        // Linux's `tp->delivered`: with SACK what the ACK newly acknowledged or SACKed; without, a
+        // duplicate ACK delivered one segment, and the cumulative ACK after them what they did not
+        // (`tcp_remove_reno_sacks`: at least one).
+        let delivered = || {
+            if sack {
                 (newly_acked + self.sb.sacked()).saturating_sub(sacked_before)
             } else if duplicate {
                 1
@@ -437,12 +471,48 @@ impl<C: CongestionControl> Sender<C> {
                 newly_acked.saturating_sub(dupacks_before).max(1)
             } else {
                 0
+            }
+        };
+        let rate_ack = before.map(|b| (delivered(), b));
+        if C::SEES_ACKS && self.sees_acks {
+            let seen = AckSeen {
+                delivered: delivered(),
+                ece: ack.ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
             };
-            let seen = AckSeen { delivered, ece: ack.ece, snd_una: self.snd_una, snd_nxt: self.snd_nxt };
             self.cc.on_ack_seen(&seen);
         }
         self.detect_loss(now, cfg);
+        if let Some((delivered, before)) = rate_ack {
+            self.take_rate_sample(delivered, before, now, cfg);
+        }
         self.transmit(now, cfg, out);
+    }
+
+    /// Whether the controller sets the window itself (`CONTROLS_WINDOW`, decided when the flow began).
+    #[inline(always)]
+    fn controls_window(&self) -> bool {
+        C::CONTROLS_WINDOW && self.rate.is_some()
+    }
+
+    /// After an ACK that delivered `delivered` segments, for a controller that sets the window itself: if
+    /// the ACK began fast recovery, the controller's window for it (ns-3's `CongestionStateSet
+    /// (CA_RECOVERY)`); then the rate sample and the controller's `control` (`GenerateSample`,
+    /// `CongControl`).
+    #[cold]
+    fn take_rate_sample(&mut self, delivered: u32, before: RateBefore, now: Time, cfg: &TcpConfig) {
+        if self.stats.fast_recoveries != before.recoveries {
+            let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+            self.cc.on_recovery_start(&mut self.win, delivered, &ctx);
+        }
+        let Some(rate) = self.rate.as_mut() else { return };
+        let lost = self.sb.lost().abs_diff(before.lost);
+        let newest = self.sb.take_newest_delivered();
+        let rs = rate.on_ack(now, newest, delivered, lost, before.pipe, self.rtt.srtt());
+        let total = rate.delivered();
+        let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+        self.cc.control(&mut self.win, &rs, total, &ctx);
     }
 
     fn grow(&mut self, newly_acked: u32, now: Time, cfg: &TcpConfig) {
@@ -482,7 +552,9 @@ impl<C: CongestionControl> Sender<C> {
                 if !cfg.sack {
                     // RFC 6582 §3.2 step 5: retransmit the next hole, deflate.
                     self.sb.mark_lost(0);
-                    self.win.cwnd = (self.win.cwnd - newly_acked as f64 + 1.0).max(1.0);
+                    if !self.controls_window() {
+                        self.win.cwnd = (self.win.cwnd - newly_acked as f64 + 1.0).max(1.0);
+                    }
                 } else if cfg.partial_ack == PartialAck::SendOne && !self.sb.resent(0) {
                     self.partial_ack_send_pending = true;
                 }
@@ -671,6 +743,8 @@ impl<C: CongestionControl> Sender<C> {
             return;
         }
         let before = out.len();
+        // For rate samples: whether the first packet now starts a sending flight (nothing in flight).
+        let idle = self.controls_window() && self.sb.pipe() == 0;
         let quota = if gap.is_some() { before + 1 } else { usize::MAX };
         // A controller that injects at its pacing epochs whatever is in flight (§2.3's Poisson model).
         let unlimited = gap.is_some() && C::PACES && !self.cc.window_limited();
@@ -709,6 +783,33 @@ impl<C: CongestionControl> Sender<C> {
         if let Some(gap) = gap {
             if out.len() > before {
                 self.pace.arm(now + gap);
+            }
+        }
+        if self.controls_window() {
+            self.record_transmissions(idle, now, &out[before..]);
+            self.check_app_limited(now, cwnd);
+        }
+    }
+
+    /// Each packet just sent gets its delivery-rate record (ns-3's `SkbSent`), and its scoreboard entry
+    /// the record's ordinal; `idle`: nothing was in flight before the first.
+    #[cold]
+    fn record_transmissions(&mut self, idle: bool, now: Time, sent: &[Packet]) {
+        let Some(rate) = self.rate.as_mut() else { return };
+        for (k, p) in sent.iter().enumerate() {
+            let tx = rate.on_send(now, k == 0 && idle);
+            self.sb.set_tx((p.seq - self.snd_una) as usize, tx);
+        }
+    }
+
+    /// ns-3's `CalculateAppLimited`: no new data to send, room in the window, every lost segment resent.
+    #[cold]
+    fn check_app_limited(&mut self, now: Time, cwnd: u32) {
+        let no_data = !self.active || now >= self.stop_at || self.snd_nxt >= self.size;
+        let in_flight = self.sb.pipe();
+        if no_data && in_flight < cwnd && self.sb.lost_all_resent() {
+            if let Some(rate) = self.rate.as_mut() {
+                rate.mark_app_limited(in_flight);
             }
         }
     }

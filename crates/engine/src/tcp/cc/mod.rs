@@ -12,6 +12,7 @@
 //! one line in the `registry!` list below.
 
 pub mod aimd;
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod newreno;
@@ -19,12 +20,14 @@ pub mod poisson;
 pub mod whittle;
 
 pub use aimd::Aimd;
+pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use newreno::NewReno;
 pub use poisson::Poisson;
 pub use whittle::Whittle;
 
+use super::rate::RateSample;
 use super::rtt::RttEstimator;
 use crate::rng::Rng;
 use crate::spec::params::Params;
@@ -55,6 +58,8 @@ pub struct CcContext<'a> {
     pub max_window: u32,
     /// `Some(SMSS in bytes)` when congestion avoidance counts whole bytes (`tcp.ca_increase`).
     pub whole_bytes: Option<u32>,
+    /// The segment's payload, bytes (for a controller whose reference counts some constant in bytes).
+    pub smss: u32,
 }
 
 /// Why the window is being reduced.
@@ -100,6 +105,12 @@ pub trait CongestionControl {
     const TAGS: bool = false;
     /// Whether `on_ack_seen` does anything.
     const SEES_ACKS: bool = false;
+    /// Whether the controller sets `cwnd` itself from a delivery-rate sample after every ACK (ns-3's
+    /// `HasCongControl`, BBR). The sender then keeps a [`crate::tcp::rate::RateSampler`], calls `control`
+    /// after each ACK's loss detection, calls `on_recovery_start` when fast recovery begins, and leaves
+    /// the window alone on ECN-Echo and in NewReno's inflation and deflation; it still sets `cwnd =
+    /// ssthresh` when fast recovery ends and the loss window after a timeout, as ns-3's socket does.
+    const CONTROLS_WINDOW: bool = false;
 
     /// New data was cumulatively acknowledged outside loss recovery: one call per ACK, `acked` segments.
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext);
@@ -117,6 +128,13 @@ pub trait CongestionControl {
 
     /// Loss recovery ended (the recovery point was acknowledged); the sender has set `cwnd = ssthresh`.
     fn on_recovery_end(&mut self, _w: &mut Window, _ctx: &CcContext) {}
+
+    /// Fast recovery began (`CONTROLS_WINDOW` only); the ACK that began it delivered `acked_sacked`
+    /// segments.
+    fn on_recovery_start(&mut self, _w: &mut Window, _acked_sacked: u32, _ctx: &CcContext) {}
+
+    /// After every ACK (`CONTROLS_WINDOW` only): its rate sample and the segments delivered so far.
+    fn control(&mut self, _w: &mut Window, _rs: &RateSample, _delivered: u64, _ctx: &CcContext) {}
 
     /// The gap to keep between two transmissions, or `None` to send as fast as the window allows. Called
     /// once per transmission opportunity, so a controller may draw random gaps from its stream.
@@ -146,6 +164,11 @@ pub trait CongestionControl {
         Self::SEES_ACKS
     }
 
+    /// Whether this controller sets the window itself (`CONTROLS_WINDOW`; read once, when the flow starts).
+    fn controls_window(&self) -> bool {
+        Self::CONTROLS_WINDOW
+    }
+
     /// The ECN the flow runs when `tcp.ecn` is on; read once, when the flow starts.
     fn ecn_mode(&self) -> EcnMode {
         EcnMode::Classic
@@ -172,6 +195,7 @@ registry! {
     Whittle, "whittle" => Whittle,
     Cubic, "cubic" => Cubic,
     Dctcp, "dctcp" => Dctcp,
+    Bbr, "bbr" => Bbr,
 }
 
 impl CcSpec {
@@ -235,11 +259,13 @@ impl Default for CcSpec {
 const ANY_PACES: bool = fold_controllers!(T => <T as CongestionControl>::PACES);
 const ANY_TAGS: bool = fold_controllers!(T => <T as CongestionControl>::TAGS);
 const ANY_SEES_ACKS: bool = fold_controllers!(T => <T as CongestionControl>::SEES_ACKS);
+const ANY_CONTROLS_WINDOW: bool = fold_controllers!(T => <T as CongestionControl>::CONTROLS_WINDOW);
 
 impl CongestionControl for AnyCc {
     const PACES: bool = ANY_PACES;
     const TAGS: bool = ANY_TAGS;
     const SEES_ACKS: bool = ANY_SEES_ACKS;
+    const CONTROLS_WINDOW: bool = ANY_CONTROLS_WINDOW;
     fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &CcContext) {
         each_cc!(self, c => c.on_ack(w, acked, ctx))
     }
@@ -269,6 +295,15 @@ impl CongestionControl for AnyCc {
     }
     fn ecn_mode(&self) -> EcnMode {
         each_cc!(self, c => c.ecn_mode())
+    }
+    fn controls_window(&self) -> bool {
+        each_cc!(self, c => c.controls_window())
+    }
+    fn on_recovery_start(&mut self, w: &mut Window, acked_sacked: u32, ctx: &CcContext) {
+        each_cc!(self, c => c.on_recovery_start(w, acked_sacked, ctx))
+    }
+    fn control(&mut self, w: &mut Window, rs: &RateSample, delivered: u64, ctx: &CcContext) {
+        each_cc!(self, c => c.control(w, rs, delivered, ctx))
     }
 }
 
@@ -306,5 +341,6 @@ pub(crate) fn test_context(rtt: &RttEstimator, in_flight: u32) -> CcContext<'_> 
         in_flight,
         max_window: u32::MAX,
         whole_bytes: None,
+        smss: 1000,
     }
 }

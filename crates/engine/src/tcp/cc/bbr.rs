@@ -1,0 +1,629 @@
+//! BBR v1 (Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00), as ns-3
+//! 3.44's `TcpBbr` runs it.
+//!
+//! - **Model**: the bottleneck bandwidth is a windowed maximum (Kathleen Nichols' three-sample filter, ns-3's
+//!   `WindowedFilter`) of delivery-rate samples ([`crate::tcp::rate`]) over `bw_window` packet-timed
+//!   rounds; app-limited samples enter only if they raise it. The propagation delay is the minimum RTT
+//!   sample, renewed when `min_rtt_window` passes without a lower one.
+//! - **States**: STARTUP (pacing and window gain `high_gain`) until the bandwidth grows by less than 25 %
+//!   in three rounds; DRAIN (pacing gain 1/`high_gain`) until the data in flight falls to one BDP;
+//!   PROBE_BW cycling pacing gains 5/4, 3/4, 1 ×6 (one phase per minimum RTT; 5/4 lasts until a loss or
+//!   the flight reaches 5/4 BDP, 3/4 ends early once the flight is one BDP), window gain 2, starting at a
+//!   random phase other than 3/4; PROBE_RTT (window 4 segments for `probe_rtt_duration` and a round) when
+//!   the minimum RTT expires.
+//! - **Control**: pacing rate = gain × bandwidth × 0.99, raised only until the pipe is filled; window =
+//!   gain × BDP + 3 segments (+ 2 in the 5/4 phase) + the ACK-aggregation allowance, approached by the
+//!   segments each ACK delivers, never below 4 segments. In fast recovery the window is set to the data in
+//!   flight plus what the ACK delivered, reduced by newly lost segments, and packet conservation holds for
+//!   the first round. Every transmission is paced except the initial window.
+//!
+//! Where ns-3 departs from Linux and the draft, the engine follows ns-3 by default and names the
+//! difference:
+//! - `recovery_exit`: ns-3 sets `cwnd = ssthresh` when fast recovery ends (its socket does so for every
+//!   controller; BBR's `ssthresh` is the BDP estimate at the end of STARTUP, or unbounded before);
+//!   `"restore"` gives the window before recovery back, as Linux's `bbr_set_cwnd`.
+//! - `aggregation`: ns-3 measures the ACK epoch in whole seconds (`uint32_t epochProp`, so the expected
+//!   delivery is almost always 0) and restarts it every 4,096 bytes; `"linux"` uses the exact elapsed
+//!   time and restarts every 2^20 segments (`bbr_ack_epoch_acked_reset_thresh`); `"off"` adds nothing.
+//!
+//! Also as ns-3 (fixed): rate samples shorter than the smallest smoothed RTT are invalid; the first
+//! PROBE_BW phase is drawn from 6 of the 8 (ns-3's `GetValue(0, 6)` truncated); PROBE_RTT does not mark
+//! the sender app-limited for rate samples; the restart after idle (`CA_EVENT_TX_START`) is not modelled;
+//! before an RTT sample the pacing rate is the initial window per millisecond × `high_gain` (the minimum
+//! RTT rounded down to whole milliseconds once there is one). ECN-Echo sets nothing (BBR v1 ignores it).
+
+use super::{AckSeen, CcContext, CongestionControl, Controller, Signal, Window};
+use crate::rng::Rng;
+use crate::spec::params::{name_params, params};
+use crate::spec::ScenarioError;
+use crate::tcp::rate::RateSample;
+use crate::time::{from_secs, to_secs, Time};
+use serde::Deserialize;
+
+/// The window when fast recovery ends.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryExit {
+    /// `cwnd = ssthresh` (ns-3 3.44's socket).
+    #[default]
+    Ssthresh,
+    /// The larger of the window and the one saved before recovery (Linux).
+    Restore,
+}
+
+/// How the ACK-aggregation allowance is measured.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Aggregation {
+    /// ns-3 3.44: the epoch's elapsed time in whole seconds, restarted every 4,096 bytes.
+    #[default]
+    #[serde(rename = "ns-3")]
+    Ns3,
+    /// Linux 4.19+: the exact elapsed time, restarted every 2^20 segments.
+    Linux,
+    /// No allowance.
+    Off,
+}
+
+name_params!(RecoveryExit, Aggregation);
+
+params! {
+    /// BBR v1 (Cardwell et al. 2016; ns-3's `TcpBbr`): paces at its estimate of the bottleneck bandwidth
+    /// and keeps about two BDPs in flight, probing for more bandwidth and a lower RTT in cycles.
+    pub struct Spec {
+        /// STARTUP's pacing and window gain (2/ln 2; ns-3's `HighGain`).
+        high_gain: f64 = 2.89, Rule::left_open(1.0, 10.0);
+        /// The bandwidth filter's length, rounds (ns-3's `BwWindowLength`).
+        bw_window: u32 = 10, Rule::closed(1.0, 1000.0);
+        /// The minimum-RTT filter's length, seconds (ns-3's `RttWindowLength`).
+        min_rtt_window: f64 = 10.0, Rule::left_open(0.0, 3600.0);
+        /// Time spent in PROBE_RTT, seconds (ns-3's `ProbeRttDuration`).
+        probe_rtt_duration: f64 = 0.2, Rule::closed(0.0, 60.0);
+        /// The ACK-aggregation filter's length, rounds (ns-3's `ExtraAckedRttWindowLength`).
+        extra_acked_window: u32 = 5, Rule::closed(1.0, 31.0);
+        /// The ACK-aggregation allowance: `"ns-3"` (3.44's arithmetic), `"linux"` or `"off"`.
+        aggregation: Aggregation = Aggregation::Ns3, Rule::names(&["ns-3", "linux", "off"]);
+        /// The window when fast recovery ends: `"ssthresh"` (ns-3) or `"restore"` (Linux).
+        recovery_exit: RecoveryExit = RecoveryExit::Ssthresh, Rule::names(&["ssthresh", "restore"]);
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+const PACING_GAIN_CYCLE: [f64; 8] = [5.0 / 4.0, 3.0 / 4.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+const PACING_MARGIN: f64 = 0.01;
+const MIN_PIPE_CWND: f64 = 4.0;
+const SEND_QUANTUM: f64 = 1.0;
+
+/// ns-3's `WindowedFilter<DataRate, MaxFilter, uint32_t, uint32_t>`: the best, second and third best
+/// samples of a window counted in rounds. `zero` is the value the filter was created with: a sample
+/// replaces everything while the best is still that value.
+#[derive(Clone, Copy, Debug)]
+struct MaxFilter {
+    window: u32,
+    zero: f64,
+    samples: [(f64, u32); 3],
+}
+
+impl MaxFilter {
+    fn new(window: u32, zero: f64) -> Self {
+        MaxFilter { window, zero, samples: [(zero, 0); 3] }
+    }
+    /// `MaxFilter`'s comparison: false when either side is 0.
+    fn ge(a: f64, b: f64) -> bool {
+        a != 0.0 && b != 0.0 && a >= b
+    }
+    fn best(&self) -> f64 {
+        self.samples[0].0
+    }
+    fn update(&mut self, v: f64, t: u32) {
+        let s = &mut self.samples;
+        if s[0].0 == self.zero || Self::ge(v, s[0].0) || t.wrapping_sub(s[2].1) > self.window {
+            *s = [(v, t); 3];
+            return;
+        }
+        if Self::ge(v, s[1].0) {
+            s[1] = (v, t);
+            s[2] = s[1];
+        } else if Self::ge(v, s[2].0) {
+            s[2] = (v, t);
+        }
+        if t.wrapping_sub(s[0].1) > self.window {
+            s[0] = s[1];
+            s[1] = s[2];
+            s[2] = (v, t);
+            if t.wrapping_sub(s[0].1) > self.window {
+                s[0] = s[1];
+                s[1] = s[2];
+            }
+            return;
+        }
+        if s[1].0 == s[0].0 && t.wrapping_sub(s[1].1) > self.window >> 2 {
+            s[1] = (v, t);
+            s[2] = (v, t);
+            return;
+        }
+        if s[2].0 == s[1].0 && t.wrapping_sub(s[2].1) > self.window >> 1 {
+            s[2] = (v, t);
+        }
+    }
+}
+
+/// The controller: its state boxed, so that it does not widen every flow's [`super::AnyCc`].
+#[derive(Clone, Debug)]
+pub struct Bbr(Box<BbrState>);
+
+impl std::ops::Deref for Bbr {
+    type Target = BbrState;
+    fn deref(&self) -> &BbrState {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Bbr {
+    fn deref_mut(&mut self) -> &mut BbrState {
+        &mut self.0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BbrState {
+    high_gain: f64,
+    min_rtt_window: Time,
+    probe_rtt_duration: Time,
+    extra_acked_window: u32,
+    aggregation: Aggregation,
+    recovery_exit: RecoveryExit,
+    rng: Rng,
+
+    initialized: bool,
+    initial_cwnd: f64,
+    mode: Mode,
+    bw: MaxFilter,
+    bw_window: u32,
+    /// The pacing rate, segments per second (`None` before initialization).
+    pacing_rate: f64,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    has_seen_rtt: bool,
+    pipe_filled: bool,
+    round_count: u32,
+    round_start: bool,
+    next_round_delivered: u64,
+    probe_rtt_done: Option<Time>,
+    probe_rtt_round_done: bool,
+    packet_conservation: bool,
+    prior_cwnd: f64,
+    target_cwnd: f64,
+    full_bw: f64,
+    full_bw_count: u32,
+    /// BBR's RTprop estimate (`None`: no sample yet) and when it was taken.
+    min_rtt: Option<Time>,
+    min_rtt_stamp: Time,
+    min_rtt_expired: bool,
+    /// ns-3's `tcb->m_minRtt`: the smallest smoothed RTT so far.
+    min_srtt: Option<Time>,
+    cycle_stamp: Time,
+    cycle_index: usize,
+    idle_restart: bool,
+    /// Segments delivered so far (the rate sampler's count).
+    delivered: u64,
+    extra_acked: [f64; 2],
+    extra_acked_rounds: u32,
+    extra_acked_index: usize,
+    ack_epoch_time: Time,
+    ack_epoch_acked: f64,
+    /// In fast recovery (ns-3's `CA_RECOVERY`).
+    in_recovery: bool,
+    /// The highest segment sent, as the last ACK saw it (pacing starts beyond the initial window).
+    high_tx: u32,
+    /// The window BBR last set (what `"restore"` compares with at the end of recovery).
+    last_cwnd: f64,
+}
+
+impl Controller for Bbr {
+    type Spec = Spec;
+    fn from_spec(s: &Spec, _field: &str, rng: Rng) -> Result<Self, ScenarioError> {
+        Ok(Bbr(Box::new(BbrState {
+            high_gain: s.high_gain,
+            min_rtt_window: from_secs(s.min_rtt_window),
+            probe_rtt_duration: from_secs(s.probe_rtt_duration),
+            extra_acked_window: s.extra_acked_window,
+            aggregation: s.aggregation,
+            recovery_exit: s.recovery_exit,
+            rng,
+            initialized: false,
+            initial_cwnd: 0.0,
+            mode: Mode::Startup,
+            bw: MaxFilter::new(s.bw_window, 0.0),
+            bw_window: s.bw_window,
+            pacing_rate: 0.0,
+            pacing_gain: 0.0,
+            cwnd_gain: 0.0,
+            has_seen_rtt: false,
+            pipe_filled: false,
+            round_count: 0,
+            round_start: false,
+            next_round_delivered: 0,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            packet_conservation: false,
+            prior_cwnd: 0.0,
+            target_cwnd: 0.0,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            min_rtt: None,
+            min_rtt_stamp: 0,
+            min_rtt_expired: false,
+            min_srtt: None,
+            cycle_stamp: 0,
+            cycle_index: 0,
+            idle_restart: false,
+            delivered: 0,
+            extra_acked: [0.0; 2],
+            extra_acked_rounds: 0,
+            extra_acked_index: 0,
+            ack_epoch_time: 0,
+            ack_epoch_acked: 0.0,
+            in_recovery: false,
+            high_tx: 0,
+            last_cwnd: 0.0,
+        })))
+    }
+}
+
+impl BbrState {
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    /// The bottleneck bandwidth estimate, segments per second.
+    pub fn bandwidth(&self) -> f64 {
+        self.bw.best()
+    }
+    /// The pacing rate, segments per second.
+    pub fn pacing_rate(&self) -> f64 {
+        self.pacing_rate
+    }
+    pub fn min_rtt(&self) -> Option<Time> {
+        self.min_rtt
+    }
+    pub fn pacing_gain(&self) -> f64 {
+        self.pacing_gain
+    }
+
+    /// ns-3's `CongestionStateSet(CA_OPEN)` the first time: the connection is established.
+    fn initialize(&mut self, w: &Window, ctx: &CcContext) {
+        self.initialized = true;
+        self.observe_srtt(ctx);
+        self.min_rtt = self.min_srtt;
+        self.min_rtt_stamp = ctx.now;
+        self.prior_cwnd = w.cwnd;
+        self.target_cwnd = w.cwnd;
+        self.initial_cwnd = w.cwnd;
+        self.enter_startup();
+        self.init_pacing_rate(w);
+        self.ack_epoch_time = ctx.now;
+    }
+
+    fn observe_srtt(&mut self, ctx: &CcContext) {
+        if let Some(srtt) = ctx.rtt.srtt() {
+            let srtt = from_secs(srtt);
+            self.min_srtt = Some(self.min_srtt.map_or(srtt, |m| m.min(srtt)));
+        }
+    }
+
+    /// ns-3's `InitPacingRate`: the window per minimum RTT (whole milliseconds, at least 1) × the gain,
+    /// which also starts the bandwidth filter.
+    fn init_pacing_rate(&mut self, w: &Window) {
+        let rtt_ms = match self.min_srtt {
+            Some(m) => {
+                self.has_seen_rtt = true;
+                (m / 1_000_000).max(1)
+            }
+            None => 1,
+        };
+        let nominal = w.cwnd / (rtt_ms as f64 * 1e-3);
+        self.pacing_rate = self.pacing_gain * nominal;
+        self.bw = MaxFilter::new(self.bw_window, nominal);
+    }
+
+    fn enter_startup(&mut self) {
+        self.mode = Mode::Startup;
+        self.pacing_gain = self.high_gain;
+        self.cwnd_gain = self.high_gain;
+    }
+
+    fn set_pacing_rate(&mut self, w: &Window, gain: f64) {
+        let rate = gain * self.bw.best() * (1.0 - PACING_MARGIN);
+        if !self.has_seen_rtt && self.min_srtt.is_some() {
+            self.init_pacing_rate(w);
+        }
+        if self.pipe_filled || rate > self.pacing_rate {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// The window for `gain` × the estimated BDP, in segments (ns-3's `InFlight`).
+    fn in_flight(&self, gain: f64) -> f64 {
+        let Some(min_rtt) = self.min_rtt else { return self.initial_cwnd };
+        let bdp = self.bw.best() * to_secs(min_rtt);
+        let quanta = 3.0 * SEND_QUANTUM;
+        if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
+            gain * bdp + quanta + 2.0
+        } else {
+            gain * bdp + quanta
+        }
+    }
+
+    fn advance_cycle_phase(&mut self, now: Time) {
+        self.cycle_stamp = now;
+        self.cycle_index = (self.cycle_index + 1) % PACING_GAIN_CYCLE.len();
+        self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index];
+    }
+
+    fn is_next_cycle_phase(&self, rs: &RateSample, now: Time) -> bool {
+        let full_length = self.min_rtt.is_some_and(|m| now - self.cycle_stamp > m);
+        if self.pacing_gain == 1.0 {
+            full_length
+        } else if self.pacing_gain > 1.0 {
+            full_length && (rs.lost > 0 || f64::from(rs.prior_in_flight) >= self.in_flight(self.pacing_gain))
+        } else {
+            full_length || f64::from(rs.prior_in_flight) <= self.in_flight(1.0)
+        }
+    }
+
+    fn check_full_pipe(&mut self, rs: &RateSample) {
+        if self.pipe_filled || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        if self.bw.best() >= self.full_bw * 1.25 {
+            self.full_bw = self.bw.best();
+            self.full_bw_count = 0;
+            return;
+        }
+        self.full_bw_count += 1;
+        if self.full_bw_count >= 3 {
+            self.pipe_filled = true;
+        }
+    }
+
+    fn enter_probe_bw(&mut self, now: Time) {
+        self.mode = Mode::ProbeBw;
+        self.pacing_gain = 1.0;
+        self.cwnd_gain = 2.0;
+        // ns-3: `GAIN_CYCLE_LENGTH - 1 - (int) m_uv->GetValue(0, 6)`.
+        let draw = (self.rng.uniform() * 6.0) as usize;
+        self.cycle_index = PACING_GAIN_CYCLE.len() - 1 - draw.min(5);
+        self.advance_cycle_phase(now);
+    }
+
+    fn check_drain(&mut self, w: &mut Window, ctx: &CcContext) {
+        if self.mode == Mode::Startup && self.pipe_filled {
+            self.mode = Mode::Drain;
+            self.pacing_gain = 1.0 / self.high_gain;
+            self.cwnd_gain = self.high_gain;
+            w.ssthresh = self.in_flight(1.0);
+        }
+        if self.mode == Mode::Drain && f64::from(ctx.pipe) <= self.in_flight(1.0) {
+            self.enter_probe_bw(ctx.now);
+        }
+    }
+
+    fn update_min_rtt(&mut self, ctx: &CcContext) {
+        self.min_rtt_expired = ctx.now > self.min_rtt_stamp.saturating_add(self.min_rtt_window);
+        if let Some(last) = ctx.rtt.latest().filter(|&r| r > 0) {
+            if self.min_rtt.is_none_or(|m| last <= m) || self.min_rtt_expired {
+                self.min_rtt = Some(last);
+                self.min_rtt_stamp = ctx.now;
+            }
+        }
+    }
+
+    fn save_cwnd(&mut self, w: &Window) {
+        if !self.in_recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = w.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(w.cwnd);
+        }
+    }
+
+    fn exit_probe_rtt(&mut self, now: Time) {
+        if self.pipe_filled {
+            self.enter_probe_bw(now);
+        } else {
+            self.enter_startup();
+        }
+    }
+
+    fn check_probe_rtt(&mut self, w: &mut Window, rs: &RateSample, ctx: &CcContext) {
+        if self.mode != Mode::ProbeRtt && self.min_rtt_expired && !self.idle_restart {
+            self.mode = Mode::ProbeRtt;
+            self.pacing_gain = 1.0;
+            self.cwnd_gain = 1.0;
+            self.save_cwnd(w);
+            self.probe_rtt_done = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            match self.probe_rtt_done {
+                None if f64::from(ctx.pipe) <= MIN_PIPE_CWND => {
+                    self.probe_rtt_done = Some(ctx.now + self.probe_rtt_duration);
+                    self.probe_rtt_round_done = false;
+                    self.next_round_delivered = self.delivered;
+                }
+                None => {}
+                Some(done) => {
+                    self.probe_rtt_round_done |= self.round_start;
+                    if self.probe_rtt_round_done && ctx.now > done {
+                        self.min_rtt_stamp = ctx.now;
+                        w.cwnd = w.cwnd.max(self.prior_cwnd);
+                        self.exit_probe_rtt(ctx.now);
+                    }
+                }
+            }
+        }
+        if rs.delivered.is_some_and(|d| d > 0) {
+            self.idle_restart = false;
+        }
+    }
+
+    fn aggregation_cwnd(&self) -> f64 {
+        if self.aggregation == Aggregation::Off || !self.pipe_filled {
+            return 0.0;
+        }
+        let max_aggr = self.bw.best() * 0.1;
+        self.extra_acked[0].max(self.extra_acked[1]).min(max_aggr)
+    }
+
+    fn update_ack_aggregation(&mut self, w: &Window, rs: &RateSample, ctx: &CcContext) {
+        if self.aggregation == Aggregation::Off || rs.acked_sacked == 0 || rs.delivered.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_rounds = (self.extra_acked_rounds + 1).min(31);
+            if self.extra_acked_rounds >= self.extra_acked_window {
+                self.extra_acked_rounds = 0;
+                self.extra_acked_index ^= 1;
+                self.extra_acked[self.extra_acked_index] = 0.0;
+            }
+        }
+        let elapsed = to_secs(ctx.now - self.ack_epoch_time);
+        let (elapsed, reset_at) = match self.aggregation {
+            Aggregation::Ns3 => (elapsed.trunc(), 4096.0 / f64::from(ctx.smss.max(1))),
+            _ => (elapsed, f64::from(1u32 << 20)),
+        };
+        let mut expected = (self.bw.best() * elapsed).floor();
+        let acked = f64::from(rs.acked_sacked);
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= reset_at {
+            self.ack_epoch_acked = 0.0;
+            self.ack_epoch_time = ctx.now;
+            expected = 0.0;
+        }
+        self.ack_epoch_acked += acked;
+        let extra = (self.ack_epoch_acked - expected).max(0.0).min(w.cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_index];
+        *slot = slot.max(extra);
+    }
+
+    fn set_cwnd(&mut self, w: &mut Window, rs: &RateSample, ctx: &CcContext) {
+        if rs.acked_sacked > 0 {
+            let mut conserving = false;
+            if self.in_recovery {
+                if rs.lost > 0 {
+                    w.cwnd = (w.cwnd - f64::from(rs.lost)).max(1.0);
+                }
+                if self.packet_conservation {
+                    w.cwnd = w.cwnd.max(f64::from(ctx.pipe + rs.acked_sacked));
+                    conserving = true;
+                }
+            }
+            if !conserving {
+                self.target_cwnd = self.in_flight(self.cwnd_gain) + self.aggregation_cwnd();
+                let acked = f64::from(rs.acked_sacked);
+                if self.pipe_filled {
+                    w.cwnd = (w.cwnd + acked).min(self.target_cwnd);
+                } else if w.cwnd < self.target_cwnd || (self.delivered as f64) < self.initial_cwnd {
+                    w.cwnd += acked;
+                }
+                w.cwnd = w.cwnd.max(MIN_PIPE_CWND);
+            }
+        }
+        if self.mode == Mode::ProbeRtt {
+            w.cwnd = w.cwnd.min(MIN_PIPE_CWND);
+        }
+    }
+}
+
+impl CongestionControl for Bbr {
+    const PACES: bool = true;
+    const SEES_ACKS: bool = true;
+    const CONTROLS_WINDOW: bool = true;
+
+    /// The window is set in `control`, on every ACK.
+    fn on_ack(&mut self, _w: &mut Window, _acked: u32, _ctx: &CcContext) {}
+
+    /// ns-3's `GetSsThresh` (which saves the window and leaves `ssthresh`) and `CongestionStateSet`.
+    fn on_congestion(&mut self, w: &Window, signal: Signal, _ctx: &CcContext) -> f64 {
+        self.save_cwnd(w);
+        match signal {
+            Signal::Loss => self.in_recovery = true,
+            Signal::Timeout => {
+                self.in_recovery = false;
+                self.round_start = true;
+            }
+            Signal::Ecn => {}
+        }
+        w.ssthresh
+    }
+
+    fn on_recovery_start(&mut self, w: &mut Window, acked_sacked: u32, ctx: &CcContext) {
+        w.cwnd = f64::from(ctx.pipe + acked_sacked.max(1));
+        self.packet_conservation = true;
+        self.save_cwnd(w);
+    }
+
+    fn on_recovery_end(&mut self, w: &mut Window, _ctx: &CcContext) {
+        if self.in_recovery {
+            self.in_recovery = false;
+            self.packet_conservation = false;
+            if self.recovery_exit == RecoveryExit::Restore {
+                w.cwnd = self.last_cwnd.max(self.prior_cwnd);
+            }
+        }
+    }
+
+    fn pacing_gap(&mut self, w: &Window, ctx: &CcContext) -> Option<Time> {
+        if !self.initialized {
+            self.initialize(w, ctx);
+        }
+        // ns-3 paces nothing until the highest segment sent lies beyond the initial window.
+        if f64::from(self.high_tx) <= self.initial_cwnd || self.pacing_rate <= 0.0 {
+            return None;
+        }
+        Some(from_secs(1.0 / self.pacing_rate).max(1))
+    }
+
+    fn on_ack_seen(&mut self, ack: &AckSeen) {
+        self.high_tx = ack.snd_nxt;
+    }
+
+    fn control(&mut self, w: &mut Window, rs: &RateSample, delivered: u64, ctx: &CcContext) {
+        let s = &mut *self.0;
+        if !s.initialized {
+            s.initialize(w, ctx);
+        }
+        s.observe_srtt(ctx);
+        s.delivered = delivered;
+        // UpdateModelAndState.
+        if rs.delivered.is_some() && rs.interval > 0 {
+            if rs.prior_delivered >= s.next_round_delivered {
+                s.next_round_delivered = s.delivered;
+                s.round_count += 1;
+                s.round_start = true;
+                s.packet_conservation = false;
+            } else {
+                s.round_start = false;
+            }
+            if rs.delivery_rate >= s.bw.best() || !rs.is_app_limited {
+                s.bw.update(rs.delivery_rate, s.round_count);
+            }
+        }
+        s.update_ack_aggregation(w, rs, ctx);
+        if s.mode == Mode::ProbeBw && s.is_next_cycle_phase(rs, ctx.now) {
+            s.advance_cycle_phase(ctx.now);
+        }
+        s.check_full_pipe(rs);
+        s.check_drain(w, ctx);
+        s.update_min_rtt(ctx);
+        s.check_probe_rtt(w, rs, ctx);
+        // UpdateControlParameters.
+        s.set_pacing_rate(w, s.pacing_gain);
+        s.set_cwnd(w, rs, ctx);
+        s.last_cwnd = w.cwnd;
+    }
+}
