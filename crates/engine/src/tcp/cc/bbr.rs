@@ -627,3 +627,84 @@ impl CongestionControl for Bbr {
         s.last_cwnd = w.cwnd;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::test_context;
+    use crate::tcp::rtt::{RtoBounds, RttEstimator};
+
+    fn bbr(seed: u64) -> Bbr {
+        let spec: Spec = serde_json::from_value(serde_json::json!({})).unwrap();
+        Bbr::from_spec(&spec, "tcp.congestion_control", Rng::new(seed, 1)).unwrap()
+    }
+
+    #[test]
+    fn the_max_filter_keeps_the_best_of_its_window_in_rounds() {
+        let mut f = MaxFilter::new(10, 7.0);
+        f.update(3.0, 1);
+        assert_eq!(f.best(), 3.0, "the creation value gives way to the first sample");
+        f.update(5.0, 2);
+        f.update(4.0, 3);
+        assert_eq!(f.samples[1].0, 5.0, "a lower sample within a quarter window is not kept");
+        f.update(4.0, 5);
+        assert_eq!((f.best(), f.samples[1].0), (5.0, 4.0));
+        f.update(2.0, 12);
+        assert_eq!(f.best(), 5.0, "round 2 is 10 rounds back: still in the window");
+        f.update(2.0, 13);
+        assert_eq!(f.best(), 4.0, "5 (round 2) left the window; 4 (round 5) is the best within it");
+        f.update(1.0, 30);
+        assert_eq!(f.best(), 1.0, "everything expired");
+    }
+
+    #[test]
+    fn probe_bw_never_starts_in_the_draining_phase() {
+        for seed in 0..200 {
+            let mut b = bbr(seed);
+            b.0.enter_probe_bw(0);
+            assert!(![1, 2].contains(&b.cycle_index), "seed {seed}: phase {}", b.cycle_index);
+            assert_eq!(b.pacing_gain, PACING_GAIN_CYCLE[b.cycle_index]);
+        }
+    }
+
+    /// A steady 1,000 segments/s with a 40 ms RTT: STARTUP ends after three rounds without 25 % growth,
+    /// DRAIN sets `ssthresh` to one BDP (+3 segments) and gives way to PROBE_BW once the pipe is below it.
+    #[test]
+    fn startup_drain_probe_bw_on_a_steady_bandwidth() {
+        let mut b = bbr(1);
+        let mut est = RttEstimator::default();
+        let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
+        let rtt = from_secs(0.04);
+        est.sample(rtt, &RtoBounds { initial: rtt, min: 0, max: u64::MAX, granularity: 0 });
+        let mut delivered = 0u64;
+        let mut now = 0;
+        for round in 0..12u64 {
+            now += rtt;
+            delivered += 40;
+            let rs = RateSample {
+                delivery_rate: 1000.0,
+                interval: rtt,
+                delivered: Some(40),
+                prior_delivered: delivered - 40,
+                acked_sacked: 40,
+                prior_in_flight: 80,
+                ..RateSample::default()
+            };
+            let pipe = if round < 6 { 80 } else { 30 };
+            let ctx = CcContext { now, pipe, ..test_context(&est, pipe) };
+            b.control(&mut w, &rs, delivered, &ctx);
+            if round == 3 {
+                assert_eq!(b.mode(), Mode::Drain, "three rounds at the same bandwidth after the first");
+                assert!((w.ssthresh - (40.0 + 3.0)).abs() < 1e-9, "{}", w.ssthresh);
+            }
+        }
+        assert_eq!(b.mode(), Mode::ProbeBw);
+        assert!((b.bandwidth() - 1000.0).abs() < 1e-9);
+        assert!((b.pacing_rate() - b.pacing_gain() * 990.0).abs() < 1e-6);
+        // Two BDPs, three quanta, and the ACK-aggregation allowance: under ns-3's arithmetic the epoch
+        // restarts at every ACK of more than 4,096 bytes, so the allowance is one ACK's 40 segments.
+        let target = 2.0 * 40.0 + 3.0 + 40.0 + if b.cycle_index == 0 { 2.0 } else { 0.0 };
+        assert!((b.target_cwnd - target).abs() < 1e-6, "{}", b.target_cwnd);
+        assert!(w.cwnd <= b.target_cwnd && w.cwnd >= MIN_PIPE_CWND, "{}", w.cwnd);
+    }
+}
