@@ -30,5 +30,7 @@ run $S/v3[7-9]*.toml $S/v4[0-4]*.toml --max-replications v37=150 --max-replicati
   --max-replications v39=150 --max-replications v43=100 --out $V/tiny
 # DCTCP through step marking (ns-3: TcpDctcp, RedQueueDisc with MinTh = MaxTh, QW = 1).
 run $S/v4[5-8]*.toml --out $V/datacenter
+# BBR (ns-3: TcpBbr) alone and against CUBIC, one socket type per group.
+run $S/v49*.toml $S/v5[0-2]*.toml --out $V/bbr
 python3 scripts/validation_status.py
 exit $status

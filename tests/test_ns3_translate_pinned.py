@@ -145,6 +145,14 @@ PINNED = {
     "v47-2flows-dctcp-step-k5@7": "471b824dee727f5d03e34eb89fbbf02a",
     "v48-20flows-dctcp-step-k40-spread-delack@1": "a84daeff460f9d02d409ec013fbd4f0d",
     "v48-20flows-dctcp-step-k40-spread-delack@7": "59013588d2975122a9db3603cd5987f0",
+    "v49-2flows-bbr-droptail-2bdp@1": "3dc6773b62f7819183a4cca160fb8b90",
+    "v49-2flows-bbr-droptail-2bdp@7": "164409d923a2d63b47a8a068a8e808e6",
+    "v50-4flows-bbr-droptail-quarter-bdp@1": "8865fee06ca9754d50efa6e486971072",
+    "v50-4flows-bbr-droptail-quarter-bdp@7": "ecb2fef8f6143e175a6a1f2c276e3878",
+    "v51-bbr-vs-cubic-droptail-half-bdp@1": "03333efcd827d002db475cf2cc9514f6",
+    "v51-bbr-vs-cubic-droptail-half-bdp@7": "d5fbc1926c9be221827aa5f48e2a4b1a",
+    "v52-bbr-vs-cubic-droptail-4bdp@1": "fe128d783b51bba31ebeb3f127d28e9f",
+    "v52-bbr-vs-cubic-droptail-4bdp@7": "7a52ba9310cb45b9597cae7b831561e3",
 }
 VARIANT_PINS = {
     "ared-given": "e760167baf95cf0707b1c763de36942a",

@@ -253,7 +253,8 @@ def test_cubic_and_pacing_mapping():
     assert cfg["groups"][0]["socket_attributes"]["sender"].get("CongestionOps") is None
     assert cfg["groups"][1]["socket_attributes"]["sender"]["CongestionOps"] == "ns3::TcpCubic"
     sc["flows"][0]["tcp"] = {"congestion_control": {"kind": "cubic", "c": 0.5}}
-    with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.congestion_control: .*every socket of its type"):
+    with pytest.raises(BufferLabError,
+                       match=r"flows\[1\]\.tcp\.congestion_control: .*every socket of its type"):
         ns3sim.translate(sc)
     sc["flows"][1]["tcp"] = {"pacing": "linux"}
     with pytest.raises(BufferLabError, match=r"flows\[1\]\.tcp\.pacing"):

@@ -124,3 +124,22 @@ fn bbr_is_deterministic() {
     assert_eq!(a.flows, b.flows);
     assert_eq!(a.summary.delivered, b.summary.delivered);
 }
+
+/// 1,000 flows starting within a second behind 1,000 packets, no window cap: flows lose packets before
+/// DRAIN has set `ssthresh`, and the end of their fast recovery must not leave an unbounded window with
+/// nothing paced yet (ns-3's 4 GB, bounded there by its send buffer).
+#[test]
+fn recovery_before_drain_leaves_a_bounded_window() {
+    let sc = r#"{"seed": 1, "duration": "2s",
+        "bottleneck": {"rate": "1Gbps", "delay": "10ms", "queue": {"discipline": "droptail", "limit": 1000}},
+        "flows": {"count": 1000, "rtt": "100ms", "start": {"uniform": ["0s", "1s"]}},
+        "tcp": {"packet_size": "1000B", "congestion_control": "bbr", "sack": true}}"#;
+    let mut sim = Simulation::new(config_from_json(sc).unwrap()).unwrap();
+    for k in 1..=4 {
+        sim.run_until(k * PS_PER_SEC / 2);
+        assert_conserved(&sim, &format!("step {k}"));
+    }
+    let r = sim.finish();
+    assert!(r.flows.iter().all(|f| f.final_cwnd.is_finite() && f.final_cwnd < 1e6), "an unbounded window");
+    assert!(r.summary.utilization > 0.8, "{}", r.summary.utilization);
+}

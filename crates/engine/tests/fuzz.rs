@@ -323,7 +323,7 @@ fn small_scenario() -> impl Strategy<Value = Value> {
         json!({"discipline": "fq-codel"}),
         json!({"discipline": "step", "threshold": 5}),
     ]);
-    let cc = proptest::sample::select(vec!["newreno", "cubic", "aimd", "poisson", "dctcp"]);
+    let cc = proptest::sample::select(vec!["newreno", "cubic", "aimd", "poisson", "dctcp", "bbr"]);
     (
         (1u32..=20, 0u32..=20, discipline, 1u64..=100),
         (1u32..=5, cc, any::<bool>(), proptest::sample::select(vec![64u32, 500, 1000, 1500])),

@@ -729,7 +729,8 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         pacing = str(t.get("pacing") or "off").lower()
         if kind == "bbr" and pacing != "off":
             raise BufferLabError(f"{tf('pacing')}: BBR paces itself (ns-3's TcpBbr enables its socket's "
-                                 f"pacing at its own rate); the comparison needs pacing = \"off\", got {pacing!r}")
+                                 "pacing at its own rate); the comparison needs pacing = \"off\", got "
+                                 f"{pacing!r}")
         if kind == "bbr" and not t.get("handshake", False):
             notes.append(f"{tf('handshake')}: ns-3's TcpBbr starts its pacing rate and minimum RTT from the "
                          "handshake's RTT sample; without tcp.handshake the engine's BBR starts from none "

@@ -573,6 +573,10 @@ impl CongestionControl for Bbr {
             self.packet_conservation = false;
             if self.recovery_exit == RecoveryExit::Restore {
                 w.cwnd = self.last_cwnd.max(self.prior_cwnd);
+            } else if !w.cwnd.is_finite() {
+                // Before DRAIN has set `ssthresh` ns-3's window becomes 4 GB here, bounded only by its
+                // send buffer; the window BBR last set stands in for it.
+                w.cwnd = self.last_cwnd;
             }
         }
     }
