@@ -832,3 +832,48 @@ def test_every_engine_mechanism_is_checked_or_listed_as_not_checkable():
     text = "\n".join(report.cannot_check_markdown())
     assert "| discipline `global-notifier` | no Global Notifier in ns-3 |" in text
     assert "`codel`" in text.split("\n")[2] and "nothing listed" not in text
+
+
+@pytest.mark.slow
+def test_ns3_runs_each_group_with_its_own_controller():
+    pytest.importorskip("ns")
+    # BBR (the first group: TcpL4Protocol::SocketType) against CUBIC (its own TcpCongestionOps on each of
+    # its sockets) through half a BDP: BBR takes most of the link in ns-3 as in the engine, which it could
+    # not if both groups ran one controller.
+    group = {"count": 1, "rtt": "40ms", "access_rate": "1Gbps", "start": {"uniform": ["0s", "100ms"]}}
+    sc = scenario(
+        duration="12s", warmup="4s",
+        bottleneck={"rate": "50Mbps", "delay": "10ms", "queue": {"discipline": "droptail", "limit": 84}},
+        flows=[{**group, "name": "bbr", "tcp": {"congestion_control": "bbr"}},
+               {**group, "name": "cubic", "tcp": {"congestion_control": "cubic"}}],
+        tcp={"packet_size": "1500B", "header_size": "40B", "sack": True, "delayed_ack": True,
+             "handshake": True},
+    )
+    cfg = ns3sim.translate(sc)
+    assert cfg["tcp"]["socket_type"] == "ns3::TcpBbr"
+    assert cfg["groups"][1]["socket_attributes"]["sender"]["CongestionOps"] == "ns3::TcpCubic"
+    r = ns3sim.run_ns3(sc)
+    goodput = {g["name"]: g["goodput_bps"] for g in r["groups"]}
+    share = goodput["bbr"] / (goodput["bbr"] + goodput["cubic"])
+    ours = bufferlab.run(sc, progress=False).groups.set_index("name")["goodput_bps"]
+    assert share > 0.8 and ours["bbr"] / ours.sum() > 0.8, (share, dict(ours))
+
+
+def test_bbr_translation_and_what_it_refuses():
+    sc = scenario(tcp={"congestion_control": "bbr", "sack": True, "handshake": True})
+    cfg = ns3sim.translate(sc)
+    d = ns3sim.congestion_control_defaults(cfg["tcp"])
+    assert cfg["tcp"]["socket_type"] == "ns3::TcpBbr"
+    assert d["ns3::TcpBbr::HighGain"] == 2.89 and d["ns3::TcpBbr::BwWindowLength"] == 10
+    assert d["ns3::TcpBbr::RttWindowLength"] == "10000000000ns"
+    assert d["ns3::TcpSocketState::MaxPacingRate"] == "100Gb/s"
+    assert any(n.startswith("bbr: ") for n in cfg["notes"])
+    # Without the handshake the two start their pacing from different RTTs: said.
+    cfg = ns3sim.translate(scenario(tcp={"congestion_control": "bbr", "sack": True}))
+    assert any(n.startswith("tcp.handshake") for n in cfg["notes"])
+    for cc, field in (({"kind": "bbr", "aggregation": "linux"}, "aggregation"),
+                      ({"kind": "bbr", "recovery_exit": "restore"}, "recovery_exit")):
+        with pytest.raises(BufferLabError, match=rf"tcp\.congestion_control\.{field}"):
+            ns3sim.translate(scenario(tcp={"congestion_control": cc, "sack": True}))
+    with pytest.raises(BufferLabError, match=r"tcp\.pacing: BBR paces itself"):
+        ns3sim.translate(scenario(tcp={"congestion_control": "bbr", "sack": True, "pacing": "linux"}))
