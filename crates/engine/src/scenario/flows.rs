@@ -340,7 +340,13 @@ fn resolve_tcp(value: &Value, f: &str) -> Result<GroupTcp, ScenarioError> {
     };
     let cc_field = field("congestion_control");
     let cc = CcSpec::parse(&t.congestion_control, &cc_field)?;
-    if cc.build(&cc_field, Rng::new(0, 0))?.ecn_mode() == EcnMode::PerPacket {
+    let built = cc.build(&cc_field, Rng::new(0, 0))?;
+    if built.controls_window() && !(t.sack && t.recovery == Recovery::NewReno) {
+        let (name, at) = (cc.name(), if t.sack { field("recovery") } else { field("sack") });
+        let why = "sets its window from delivery-rate samples, which count SACKed segments here";
+        return err(&at, format!("{name} {why}: expected sack = true and recovery = \"newreno\""));
+    }
+    if built.ecn_mode() == EcnMode::PerPacket {
         let name = cc.name();
         if !t.ecn {
             return err(&field("ecn"), format!("{name} needs ECN: set ecn = true"));

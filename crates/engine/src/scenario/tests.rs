@@ -529,3 +529,16 @@ fn the_ns3_profile_is_the_switches_written_out() {
     assert_eq!(groups["groups"][1]["tcp"]["recovery_exit"], "grow");
     assert_eq!(field_of(json!({"tcp": {"profile": "ns-3"}})), "tcp.profile");
 }
+
+#[test]
+fn bbr_needs_sack_recovery() {
+    let bbr = |tcp: Value| with(json!({"tcp": tcp}));
+    assert!(bbr(json!({"congestion_control": "bbr", "sack": true})).is_ok());
+    let e = bbr(json!({"congestion_control": "bbr", "sack": false})).unwrap_err();
+    assert_eq!(e.field, "tcp.sack");
+    assert!(e.message.contains("delivery-rate samples"), "{}", e.message);
+    let e = bbr(json!({"congestion_control": "bbr", "sack": true, "recovery": "reno"})).unwrap_err();
+    assert_eq!(e.field, "tcp.recovery");
+    let e = with(json!({"tcp": {"congestion_control": {"kind": "bbr", "aggregation": "fast"}}})).unwrap_err();
+    assert_eq!(e.field, "tcp.congestion_control.aggregation");
+}
