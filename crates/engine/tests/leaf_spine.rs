@@ -287,3 +287,12 @@ fn errors_name_their_fields() {
     v["flows"]["pattern"] = json!("permutation");
     assert_eq!(error(&v).0, "flows.pattern");
 }
+
+#[test]
+fn the_largest_fabric_is_refused_by_its_memory_estimate() {
+    let mut v = scenario(1, json!({"count": 1, "src": 0, "dst": 1}));
+    v["leaf_spine"] = fabric(256, 64, 1024);
+    let (field, message) = error(&v);
+    assert_eq!(field, "leaf_spine.hosts_per_leaf", "{message}");
+    assert!(message.contains("leaf-spine ports") && message.contains("limits.memory"), "{message}");
+}

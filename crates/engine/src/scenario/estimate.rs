@@ -38,6 +38,10 @@ pub const SAMPLE_BYTES: f64 = 32.0;
 /// JSON tree it is handed over in, Python's parsed record and DataFrame row (measured: about 700 B in the
 /// engine and 500 B in Python per record).
 pub const RECORD_BYTES: f64 = 1_300.0;
+/// Bytes per port of a `[leaf_spine]` (thousands of them): the engine's port with its statistics (about
+/// 4.2 KB) and the rows Python builds for it, its `ports` row and its delay quantiles (about 32 KB; both
+/// measured through `bufferlab.run` on 10,240 ports). The other forms' few ports are in [`RUN_BYTES`].
+pub const FABRIC_PORT_BYTES: f64 = 40e3;
 /// Bytes per event record of `[trace]` kept until the run ends (about 60 B of columns in the engine's
 /// chunk, in the Python tables and in the DataFrame built from them, the last two at once while it is
 /// assembled).
@@ -117,6 +121,11 @@ impl Estimate {
         let mut e = Estimate::default();
         let secs = to_secs(cfg.duration);
         e.add_memory("duration", "the run's fixed costs".to_string(), 1.0, RUN_BYTES);
+        if cfg.network.fabric.is_some() {
+            let ports = cfg.network.links.len() as f64;
+            let what = format!("{} leaf-spine ports", count(ports));
+            e.add_memory("leaf_spine.hosts_per_leaf", what, ports, FABRIC_PORT_BYTES);
+        }
         e.flows(cfg, secs);
         e.ports(cfg, queues, secs);
         e.udp(cfg, secs);
