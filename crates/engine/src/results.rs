@@ -91,6 +91,16 @@ pub struct FlowResult {
     /// Finite flows: payload bytes, and the completion time if it completed.
     pub size_bytes: Option<u64>,
     pub fct_s: Option<f64>,
+    /// Leaf-spine flows only: the sending and receiving hosts, the spine ECMP chose (absent within one
+    /// leaf) and the route's links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spine: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route: Option<Vec<String>>,
 }
 
 /// One port (a queue and its link) over the measurement window.

@@ -32,6 +32,8 @@ pub mod stream {
     pub const SIZE: u64 = 5;
     /// A group's arrival process (gaps, and each arrival's RTT, access rate and size).
     pub const ARRIVAL: u64 = 6;
+    /// A leaf-spine group's hosts (`pattern = "permutation"` or `"random"`).
+    pub const ENDPOINTS: u64 = 7;
     pub const QUEUE: u64 = 16;
     /// UDP source i uses `UDP + i`.
     pub const UDP: u64 = 1 << 32;

@@ -80,6 +80,9 @@ struct Flow {
     rx_shift: Time,
     /// The first port of its route.
     first_port: u32,
+    /// Its route: an index into the simulation's `routes`, and the route's length.
+    route: u32,
+    hops: u8,
     /// Uncongested ACKs: from the receiver to the sender. Queued ACKs: from the end of serialization at
     /// the last ACK port to the sender.
     ack_delay: Time,
@@ -249,14 +252,20 @@ pub struct Simulation {
     pools: Vec<PoolStats>,
     /// `[trace]`: `None` without one, so tracing off is one untaken branch per hook.
     tracer: Option<Box<Tracer>>,
+    /// Every group's routes in one table, group `g`'s route `r` at `route_base[g] + r`: a flow's data finds
+    /// its ports at `routes[flow.route]`.
+    routes: Vec<Box<[usize]>>,
+    route_base: Vec<u32>,
 }
 
 impl Simulation {
     pub fn new(cfg: Config) -> Result<Self, ScenarioError> {
         let mut ports = Vec::with_capacity(cfg.network.links.len());
+        let crossings = cfg.network.crossings(&cfg.groups);
         for (p, link) in cfg.network.links.iter().enumerate() {
-            let queue = link.queue.build(cfg.network.queue_context(p, &cfg.groups, &cfg.udp, cfg.seed))?;
-            let common = cfg.groups.iter().find(|g| g.route.contains(&p)).map_or(1000, |g| g.tcp.packet_size);
+            let ctx = cfg.network.queue_context(p, &crossings[p], &cfg.groups, &cfg.udp, cfg.seed);
+            let queue = link.queue.build(ctx)?;
+            let common = crossings[p].first().map_or(1000, |c| cfg.groups[c.group].tcp.packet_size);
             ports.push(Port::new(queue, link.rate, link.delay, common));
         }
         let mut events = EventQueue::default();
@@ -307,6 +316,20 @@ impl Simulation {
                 Some(t) => Some(Box::new(Tracer::new(t.clone())?)),
                 None => None,
             },
+            routes: cfg
+                .groups
+                .iter()
+                .flat_map(|g| g.routes.iter().map(|r| r.clone().into_boxed_slice()))
+                .collect(),
+            route_base: cfg
+                .groups
+                .iter()
+                .scan(0u32, |base, g| {
+                    let here = *base;
+                    *base += g.routes.len() as u32;
+                    Some(here)
+                })
+                .collect(),
             cfg,
         };
         let fixed_flows: Vec<(usize, FlowConfig)> =
@@ -463,7 +486,7 @@ impl Simulation {
     /// The ports a packet crosses.
     fn route_of(&self, pkt: &Packet) -> &[usize] {
         match pkt.kind {
-            Kind::Data => &self.cfg.groups[self.flows[pkt.flow as usize].group as usize].route,
+            Kind::Data => &self.routes[self.flows[pkt.flow as usize].route as usize],
             Kind::Ack => &self.cfg.groups[self.flows[pkt.flow as usize].group as usize].ack_route,
             Kind::Datagram => &self.cfg.udp[pkt.flow as usize].route,
         }
@@ -484,19 +507,21 @@ impl Simulation {
         if let Some(bytes) = fc.size {
             sender = sender.with_size(bytes.div_ceil(payload).min(u32::MAX as u64 - 1) as u32);
         }
-        let last = *grp.route.last().expect("routes are not empty");
+        let route_index = self.route_base[g] + fc.route;
+        let route = &self.routes[route_index as usize];
+        let last = *route.last().expect("routes are not empty");
         // An ACK of `size` bytes on the links it crosses unqueued after leaving the receiver: the route's
         // links reversed (without an ACK route, whose own ports serialize it) and the access link.
         let serialized = |size: u32| -> Time {
             let on_links: Time = if grp.ack_route.is_empty() {
-                grp.route.iter().map(|&p| serialization(size, self.ports[p].rate)).sum()
+                route.iter().map(|&p| serialization(size, self.ports[p].rate)).sum()
             } else {
                 0
             };
             on_links + serialization(size, fc.access_rate)
         };
         let propagation: Time = if grp.ack_route.is_empty() {
-            grp.route.iter().map(|&p| self.ports[p].delay).sum()
+            route.iter().map(|&p| self.ports[p].delay).sum()
         } else {
             self.ports[*grp.ack_route.last().expect("non-empty")].delay
         };
@@ -518,7 +543,9 @@ impl Simulation {
                 (grp.tcp.overhead, Rng::new(self.cfg.seed, stream::overhead(g, self.groups[g].built - 1)))
             }),
             rx_shift: self.ports[last].delay,
-            first_port: grp.route[0] as u32,
+            first_port: route[0] as u32,
+            route: route_index,
+            hops: route.len() as u8,
             ack_delay,
             last_ack_at: 0,
             ack_option_delay,
@@ -568,8 +595,7 @@ impl Simulation {
     }
 
     fn change_active(&mut self, f: usize, delta: i32) {
-        let g = self.flows[f].group as usize;
-        for &p in &self.cfg.groups[g].route {
+        for &p in self.routes[self.flows[f].route as usize].iter() {
             let port = &mut self.ports[p];
             port.active_flows = port.active_flows.saturating_add_signed(delta);
             port.queue.on_active_flows(port.active_flows);
@@ -589,7 +615,7 @@ impl Simulation {
         let size = self.cfg.groups[g].size.as_ref().expect("arrival groups have sizes").sample(rng);
         let grp = &self.cfg.groups[g];
         let net = &self.cfg.network;
-        let fwd: f64 = grp.route.iter().map(|&p| net.links[p].delay_s).sum();
+        let fwd: f64 = grp.route().iter().map(|&p| net.links[p].delay_s).sum();
         let back =
             (!grp.ack_route.is_empty()).then(|| grp.ack_route.iter().map(|&p| net.links[p].delay_s).sum());
         let fc = FlowConfig {
@@ -599,6 +625,8 @@ impl Simulation {
             start: self.now,
             stop: NEVER,
             size: Some(size),
+            route: 0,
+            endpoints: None,
         };
         let f = self.add_flow(g, &fc, true);
         self.start_flow(f);
@@ -685,7 +713,7 @@ impl Simulation {
             observe_sender(tr, &self.flows[f], f, at, &self.out, None);
         }
         let flow = &mut self.flows[f];
-        let hops = self.cfg.groups[flow.group as usize].route.len() as u8;
+        let hops = flow.hops;
         flow.launch(&mut self.out, &mut self.events, hops, f as u32, at);
     }
 
@@ -777,7 +805,7 @@ impl Simulation {
         let Simulation { flows, cfg, out, events, tracer, .. } = self;
         let flow = &mut flows[f];
         let grp = &cfg.groups[flow.group as usize];
-        let hops = grp.route.len() as u8;
+        let hops = flow.hops;
         // Timers due before the ACK arrives come first, as they would on the sender's clock.
         loop {
             let deadline = flow.sender.next_deadline();
@@ -809,7 +837,7 @@ impl Simulation {
         self.groups[g].completed += 1;
         if self.window.holds(flow.start, at) {
             let size = flow.size_bytes.unwrap_or(0);
-            let route = &self.cfg.groups[g].route;
+            let route = &self.routes[flow.route as usize];
             let bottleneck = route.iter().map(|&p| self.ports[p].rate).fold(f64::INFINITY, f64::min);
             let wire = size.div_ceil(self.cfg.groups[g].tcp.payload as u64)
                 * self.cfg.groups[g].tcp.packet_size as u64;

@@ -114,6 +114,8 @@ NS3_CANNOT_CHECK_FEATURES: Dict[str, str] = {
     "`[[udp]]` sources": "not translated",
     "`[[shared_buffers]]`": "ns-3 3.44 has no switch whose ports share one buffer (each queue disc has "
                              "its own limit)",
+    "`[leaf_spine]`": "the translator builds one route per group on destination routing; a leaf-spine "
+                      "routes each flow over its own ECMP-hashed spine",
 }
 
 
@@ -661,6 +663,9 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
         raise BufferLabError("udp: open-loop [[udp]] sources are not translated to ns-3")
     if res.get("shared_buffers"):
         raise BufferLabError("shared_buffers: ns-3 3.44 has no switch whose ports share one buffer")
+    if "leaf_spine" in spec:
+        raise BufferLabError("leaf_spine: not translated to ns-3 (each flow's route over its own ECMP-hashed "
+                             "spine; the translator builds one route per group)")
     if not groups_in:
         raise BufferLabError("flows: the ns-3 comparison needs TCP flows")
     if len(groups_in) > MAX_GROUPS or len(links_in) > MAX_LINKS:

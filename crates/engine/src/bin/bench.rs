@@ -1,5 +1,6 @@
 //! The speed benchmark of `docs/benchmarks.md`: runs a scenario file (JSON) and prints wall seconds per
-//! million bottleneck packets and events per second. Usage: `bufferlab-bench SCENARIO.json` (with a zero
+//! million bottleneck packets and events per second, and the packets sent and served at all ports (the
+//! per-packet and per-hop units of a multi-hop network such as a leaf-spine). Usage: `bufferlab-bench SCENARIO.json` (with a zero
 //! warm-up, so that the departures counted are all the run's).
 
 use bufferlab_engine::{config_from_json, Simulation};
@@ -30,14 +31,17 @@ fn main() {
     let s = &r.summary;
     // Packets through the bottleneck: those that finished serialization on it.
     let pkts = s.departures as f64;
+    let hops: u64 = r.ports.iter().map(|p| p.departures).sum();
     println!(
         "{{\"wall_s\": {wall:.4}, \"bottleneck_packets\": {}, \"events\": {}, \"s_per_million_packets\": {:.4}, \
-         \"events_per_s\": {:.0}, \"utilization\": {:.4}, \"loss_rate\": {:.5}}}",
+         \"events_per_s\": {:.0}, \"utilization\": {:.4}, \"loss_rate\": {:.5}, \"sent\": {}, \
+         \"port_departures\": {hops}}}",
         s.departures,
         s.events,
         wall / (pkts / 1e6),
         s.events as f64 / wall,
         s.utilization,
-        s.loss_rate
+        s.loss_rate,
+        s.sent
     );
 }

@@ -38,6 +38,10 @@ pub const SAMPLE_BYTES: f64 = 32.0;
 /// JSON tree it is handed over in, Python's parsed record and DataFrame row (measured: about 700 B in the
 /// engine and 500 B in Python per record).
 pub const RECORD_BYTES: f64 = 1_300.0;
+/// Bytes per port of a `[leaf_spine]` (thousands of them): the engine's port with its statistics (about
+/// 4.2 KB) and the rows Python builds for it, its `ports` row and its delay quantiles (about 32 KB; both
+/// measured through `bufferlab.run` on 10,240 ports). The other forms' few ports are in [`RUN_BYTES`].
+pub const FABRIC_PORT_BYTES: f64 = 40e3;
 /// Bytes per event record of `[trace]` kept until the run ends (about 60 B of columns in the engine's
 /// chunk, in the Python tables and in the DataFrame built from them, the last two at once while it is
 /// assembled).
@@ -117,6 +121,11 @@ impl Estimate {
         let mut e = Estimate::default();
         let secs = to_secs(cfg.duration);
         e.add_memory("duration", "the run's fixed costs".to_string(), 1.0, RUN_BYTES);
+        if cfg.network.fabric.is_some() {
+            let ports = cfg.network.links.len() as f64;
+            let what = format!("{} leaf-spine ports", count(ports));
+            e.add_memory("leaf_spine.hosts_per_leaf", what, ports, FABRIC_PORT_BYTES);
+        }
         e.flows(cfg, secs);
         e.ports(cfg, queues, secs);
         e.udp(cfg, secs);
@@ -195,7 +204,7 @@ impl Estimate {
             let field = format!("{}.arrival", g.field);
             let active = (to_secs(a.stop.min(cfg.duration)) - to_secs(a.start)).max(0.0);
             let arrivals = a.rate * active;
-            let capacity = g.route.iter().map(|&p| cfg.network.links[p].rate).fold(f64::INFINITY, f64::min);
+            let capacity = g.route().iter().map(|&p| cfg.network.links[p].rate).fold(f64::INFINITY, f64::min);
             let mean_bytes = g.size.as_ref().map_or(0.0, |s| s.mean());
             let mean_packets = (mean_bytes / g.tcp.payload as f64).max(1.0);
             let load = a.rate * mean_packets * g.tcp.packet_size as f64 * 8.0 / capacity;
@@ -219,8 +228,16 @@ impl Estimate {
     /// Each port: the packets its queue and link can hold, and two events per packet it serves (five
     /// where TCP senders feed it directly: their access arrivals and timers).
     fn ports(&mut self, cfg: &Config, queues: &[AnyQueue], secs: f64) {
+        let crossings = cfg.network.crossings(&cfg.groups);
+        let first_ports: std::collections::HashSet<usize> = cfg
+            .groups
+            .iter()
+            .flat_map(|g| g.routes.iter().filter_map(|r| r.first()).chain(g.ack_route.first()))
+            .copied()
+            .collect();
         for (p, (link, queue)) in cfg.network.links.iter().zip(queues).enumerate() {
-            let crossing = cfg.groups.iter().filter(|g| g.route.contains(&p));
+            let through = &crossings[p];
+            let crossing = through.iter().map(|c| &cfg.groups[c.group]);
             let acks = cfg.groups.iter().filter(|g| g.ack_route.contains(&p)).map(|g| g.ack_size);
             let udp = cfg.udp.iter().filter(|u| u.route.contains(&p));
             let smallest = crossing
@@ -231,9 +248,8 @@ impl Estimate {
                 .min()
                 .unwrap_or(1000)
                 .max(1) as f64;
-            let tcp_flows: f64 = crossing.clone().map(|g| g.flows.len() as f64).sum();
-            let tcp_in: f64 =
-                crossing.clone().map(|g| g.flows.iter().map(|f| f.access_rate).sum::<f64>()).sum();
+            let tcp_flows: f64 = through.iter().map(|c| c.flows as f64).sum();
+            let tcp_in: f64 = through.iter().map(|c| c.access_rate).sum();
             let udp_in: f64 = udp.map(|u| u.rate_bps).sum();
             // ACK-clocked senders offer at most twice what the link serves; open-loop sources their rate.
             let excess = (tcp_in.min(2.0 * link.rate) + udp_in - link.rate).max(0.0);
@@ -250,8 +266,10 @@ impl Estimate {
             // crossing it holds (a window of data segments on the way out and their ACKs on the way back,
             // in the flows' own pipes and scoreboards), whichever is more.
             let on_link = link.rate * link.delay_s / (8.0 * smallest);
-            let longest =
-                crossing.clone().flat_map(|g| g.flows.iter().map(move |f| (f.rtt, g))).max_by_key(|x| x.0);
+            let longest = through
+                .iter()
+                .filter_map(|c| c.longest_rtt.map(|rtt| (rtt, &cfg.groups[c.group])))
+                .max_by_key(|x| x.0);
             let data = crossing.clone().map(|g| g.tcp.packet_size).min().unwrap_or(1).max(1) as f64;
             let windows = longest.map_or(0.0, |(rtt, _)| link.rate * to_secs(rtt) / (8.0 * data));
             if let Some((_, g)) = longest.filter(|_| windows > on_link && windows >= 1.0) {
@@ -259,7 +277,7 @@ impl Estimate {
                 self.add_memory(&format!("{}.rtt", g.field), what, windows, PACKET_BYTES);
             } else if on_link >= 1.0 {
                 let what = format!("{} packets in flight on {}", count(on_link), link.name);
-                self.add_memory(&format!("{}.delay", link.field), what, on_link, PACKET_BYTES);
+                self.add_memory(&link.field_delay(), what, on_link, PACKET_BYTES);
             }
             // Packets served per second: data (and datagrams) at their smallest size, and queued ACKs no
             // more than one per data packet their group's route can carry.
@@ -275,13 +293,12 @@ impl Estimate {
                 .filter(|g| g.ack_route.contains(&p))
                 .map(|g| {
                     let narrowest =
-                        g.route.iter().map(|&q| cfg.network.links[q].rate).fold(f64::INFINITY, f64::min);
+                        g.route().iter().map(|&q| cfg.network.links[q].rate).fold(f64::INFINITY, f64::min);
                     narrowest / (8.0 * g.tcp.packet_size.max(1) as f64)
                 })
                 .sum();
             let served = (data + acks).min(link.rate / (8.0 * smallest));
-            let first =
-                cfg.groups.iter().any(|g| g.route.first() == Some(&p) || g.ack_route.first() == Some(&p));
+            let first = first_ports.contains(&p);
             let per_packet = if first { FIRST_PORT_EVENTS } else { PORT_EVENTS };
             let what = format!("{}: up to {} packets/s for {} s", link.name, count(served), count(secs));
             self.add_events(&link.field_rate(), what, served * secs * per_packet);

@@ -30,7 +30,7 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
     let names = |r: &[usize]| r.iter().map(|&p| link_names[p].clone()).collect::<Vec<_>>();
     json!({
         "name": g.name,
-        "route": names(&g.route),
+        "route": if g.per_flow_routes { Vec::new() } else { names(g.route()) },
         "ack_route": names(&g.ack_route),
         "congestion_control": g.cc.to_json(),
         "tcp": {
@@ -64,14 +64,23 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "recovery": t.recovery,
             "pacing": t.pacing.name(),
         },
-        "flows": g.flows.iter().map(|f| json!({
-            "rtt": to_secs(f.rtt),
-            "access_rate": f.access_rate,
-            "access_delay": to_secs(f.access_delay),
-            "start": to_secs(f.start),
-            "stop": secs_or_null(f.stop),
-            "size": f.size,
-        })).collect::<Vec<_>>(),
+        "flows": g.flows.iter().map(|f| {
+            let mut flow = json!({
+                "rtt": to_secs(f.rtt),
+                "access_rate": f.access_rate,
+                "access_delay": to_secs(f.access_delay),
+                "start": to_secs(f.start),
+                "stop": secs_or_null(f.stop),
+                "size": f.size,
+            });
+            if let Some(e) = f.endpoints {
+                flow["src"] = json!(e.src);
+                flow["dst"] = json!(e.dst);
+                flow["spine"] = json!(e.spine);
+                flow["route"] = json!(names(g.route_of(f)));
+            }
+            flow
+        }).collect::<Vec<_>>(),
         "size": g.size.as_ref().map(size_json),
         "incast": g.incast.as_ref().map(|i| json!({
             "rounds": i.rounds,

@@ -2,7 +2,7 @@
 //! per-flow RTT/access/start/stop forms, route, size and TCP settings (the scenario's `[tcp]` with the
 //! group's `tcp = { ... }` on top).
 
-use super::network::{Form, Network};
+use super::network::{Fabric, Form, Network};
 use super::{check, err, finite_range, from_value, group_stream, Scenario, ScenarioError};
 use crate::rng::{stream, Rng};
 use crate::spec::params::{name_params, params, Params};
@@ -107,9 +107,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for PerFlow<T> {
 struct GroupTable {
     name: Option<String>,
     count: Option<u64>,
-    rtt: PerFlow<Seconds>,
-    #[serde(default = "default_access_rate")]
-    access_rate: PerFlow<Rate>,
+    rtt: Option<PerFlow<Seconds>>,
+    access_rate: Option<PerFlow<Rate>>,
     start: Option<PerFlow<Seconds>>,
     stop: Option<PerFlow<Seconds>>,
     route: Option<Vec<String>>,
@@ -118,10 +117,50 @@ struct GroupTable {
     arrival: Option<ArrivalTable>,
     incast: Option<IncastTable>,
     tcp: Option<Value>,
+    /// In a leaf-spine: the sending host(s) and receiving host(s), flow `k` taking item `k mod len` of each.
+    src: Option<Hosts>,
+    dst: Option<Hosts>,
+    /// In a leaf-spine, instead of `src` and `dst`: how hosts are paired.
+    pattern: Option<Pattern>,
 }
 
-fn default_access_rate() -> PerFlow<Rate> {
-    PerFlow::One(Rate(1e9))
+/// The access rate without `access_rate`: 1 Gb/s, or in a leaf-spine the most allowed, 10 Tb/s (the host's
+/// own stack; its NIC is its `h{i}-up` port, which queues).
+fn default_access_rate(form: &Form) -> PerFlow<Rate> {
+    match form {
+        Form::LeafSpine => PerFlow::One(Rate(1e13)),
+        _ => PerFlow::One(Rate(1e9)),
+    }
+}
+
+/// One host or a list of hosts (read as a [`PerFlow`] form, without `uniform`).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(try_from = "PerFlow<u64>")]
+enum Hosts {
+    One(u64),
+    List(Vec<u64>),
+}
+
+impl TryFrom<PerFlow<u64>> for Hosts {
+    type Error = &'static str;
+    fn try_from(v: PerFlow<u64>) -> Result<Self, Self::Error> {
+        match v {
+            PerFlow::One(x) => Ok(Hosts::One(x)),
+            PerFlow::List(xs) => Ok(Hosts::List(xs)),
+            PerFlow::Uniform(_) => Err("expected a host index, or a list of host indices"),
+        }
+    }
+}
+
+/// How a leaf-spine group pairs hosts.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Pattern {
+    /// Flow `k` from host `k mod hosts` to its image under a seeded permutation of the hosts that sends
+    /// every host to a host on another leaf.
+    Permutation,
+    /// Each flow from a host drawn uniformly to another host drawn uniformly (seeded).
+    Random,
 }
 
 /// `arrival = { rate = 20 }` (flows per second) or `{ load = 0.5 }`, between `start` and `stop`.
@@ -412,6 +451,18 @@ pub struct FlowConfig {
     pub stop: Time,
     /// Payload bytes to send; `None` for a bulk flow.
     pub size: Option<u64>,
+    /// Its route: an index into its group's `routes` (0 where the group has one).
+    pub route: u32,
+    /// In a leaf-spine: its hosts and the spine its route crosses.
+    pub endpoints: Option<Endpoints>,
+}
+
+/// A leaf-spine flow's hosts, and the spine ECMP chose (`None` within one leaf).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    pub src: u32,
+    pub dst: u32,
+    pub spine: Option<u32>,
 }
 
 /// A group whose flows arrive as a Poisson process.
@@ -456,8 +507,11 @@ pub struct GroupConfig {
     pub name: String,
     /// The scenario field of its table (`flows`, `flows[2]`, `parking_lot.cross`), for errors.
     pub field: String,
-    /// Ports crossed by data, in order.
-    pub route: Vec<usize>,
+    /// Ports crossed by data, in order: the route every flow takes (one), or a leaf-spine group's distinct
+    /// per-flow routes (each flow names its own by [`FlowConfig::route`]).
+    pub routes: Vec<Vec<usize>>,
+    /// Its flows take routes of their own (a leaf-spine group).
+    pub per_flow_routes: bool,
     /// Ports crossed by ACKs (empty: ACKs return over an uncongested path).
     pub ack_route: Vec<usize>,
     pub tcp: TcpConfig,
@@ -472,6 +526,16 @@ pub struct GroupConfig {
 }
 
 impl GroupConfig {
+    /// The route its flows share (the first of a leaf-spine group's).
+    pub fn route(&self) -> &[usize] {
+        &self.routes[0]
+    }
+
+    /// The route of its flow `f`.
+    pub fn route_of(&self, f: &FlowConfig) -> &[usize] {
+        &self.routes[f.route as usize]
+    }
+
     /// Seconds of propagation on the data route and on the ACK route.
     fn route_delays(net: &Network, route: &[usize], ack_route: &[usize]) -> (f64, f64) {
         let sum = |r: &[usize]| r.iter().map(|&p| net.links[p].delay_s).sum::<f64>();
@@ -591,7 +655,7 @@ fn group_tables(s: &Scenario, net: &Network, form: &Form) -> Result<Vec<GroupSou
     let default_route = match form {
         Form::Dumbbell | Form::ParkingLot { .. } => Some(all.clone()),
         Form::Links if net.links.len() == 1 => Some(vec![0]),
-        Form::Links => None,
+        Form::Links | Form::LeafSpine => None,
     };
     let mut out = Vec::new();
     match &s.flows {
@@ -660,7 +724,39 @@ pub(crate) fn resolve_groups(
         let GroupSource { field: f, table: value, default_route, default_name } = src;
         let field = |n: &str| format!("{f}.{n}");
         let t: GroupTable = from_value(value, &f)?;
+        let fabric = match form {
+            Form::LeafSpine => net.fabric,
+            _ => None,
+        };
+        let Some(rtt_form) = t.rtt.clone().or_else(|| fabric.map(|_| PerFlow::List(Vec::new()))) else {
+            return err(&field("rtt"), "required");
+        };
+        let rtt_given = t.rtt.is_some();
+        let access_rate = t.access_rate.clone().unwrap_or_else(|| default_access_rate(form));
+        if fabric.is_none() {
+            for (k, given) in
+                [("src", t.src.is_some()), ("dst", t.dst.is_some()), ("pattern", t.pattern.is_some())]
+            {
+                if given {
+                    return err(&field(k), "only in a [leaf_spine] network (hosts are a leaf-spine's)");
+                }
+            }
+        } else {
+            let why = [
+                (
+                    "route",
+                    t.route.is_some(),
+                    "each flow's route follows from its src and dst (ECMP over spines)",
+                ),
+                ("ack_route", t.ack_route.is_some(), "ACKs return over an uncongested path"),
+                ("arrival", t.arrival.is_some(), "give count (and size for finite flows)"),
+            ];
+            if let Some((k, _, why)) = why.into_iter().find(|w| w.1) {
+                return err(&field(k), format!("not in a [leaf_spine] network: {why}"));
+            }
+        }
         let route = match (&t.route, default_route) {
+            _ if fabric.is_some() => Vec::new(),
             (Some(names), _) => net.route(names, &field("route"))?,
             (None, Some(r)) => r,
             (None, None) => {
@@ -690,10 +786,15 @@ pub(crate) fn resolve_groups(
             None => 2.0 * fwd,
             Some(b) => fwd + b,
         };
-        let rtt_rule = if matches!(form, Form::Dumbbell) {
-            "in [2 x bottleneck.delay, 100 s]"
-        } else {
-            "in [the route's round-trip propagation delay, 100 s]"
+        let rtt_rule = match form {
+            Form::Dumbbell => "in [2 x bottleneck.delay, 100 s]",
+            Form::LeafSpine => "in [the round-trip propagation delay of the flow's path, 100 s]",
+            _ => "in [the route's round-trip propagation delay, 100 s]",
+        };
+        // A leaf-spine's paths: checked against the shortest here, each flow against its own below.
+        let min_rtt = match fabric {
+            Some(fab) => 2.0 * net.links[fab.up(0)].delay_s + 2.0 * net.links[fab.down(0)].delay_s,
+            None => min_rtt,
         };
         let valid_rtt = |f: &str, v: f64| finite_range(f, v, min_rtt, 100.0, rtt_rule);
         let valid_rate = |f: &str, v: f64| finite_range(f, v, 1e3, 1e13, "in [1 kbps, 10 Tbps]");
@@ -707,6 +808,7 @@ pub(crate) fn resolve_groups(
         check(&field("name"), !name.is_empty() && name.len() <= 100, "1 to 100 characters", name.len())?;
 
         let mut flows = Vec::new();
+        let mut routes: Vec<Vec<usize>> = if fabric.is_some() { Vec::new() } else { vec![route.clone()] };
         let mut arrival = None;
         let mut incast = None;
         if let Some(i) = &t.incast {
@@ -748,8 +850,8 @@ pub(crate) fn resolve_groups(
             let Some(sizes) = &size else {
                 return err(&field("size"), "required with arrival: arriving flows must be finite");
             };
-            let (r_lo, r_hi) = t.rtt.bounds(&field("rtt"), valid_rtt)?;
-            let (a_lo, a_hi) = t.access_rate.bounds(&field("access_rate"), valid_rate)?;
+            let (r_lo, r_hi) = rtt_form.bounds(&field("rtt"), valid_rtt)?;
+            let (a_lo, a_hi) = access_rate.bounds(&field("access_rate"), valid_rate)?;
             let af = |n: &str| format!("{f}.arrival.{n}");
             let rate = match (a.rate, a.load) {
                 (Some(_), Some(_)) => {
@@ -795,9 +897,46 @@ pub(crate) fn resolve_groups(
             check(&field("count"), total <= MAX_FLOWS, "at most 1,000,000 flows in all groups", total)?;
             let n = count as usize;
             let st = |base: u64| Rng::new(s.seed, group_stream(g, base));
-            let rtts = t.rtt.expand(&field("rtt"), n, &mut st(stream::RTT), valid_rtt)?;
+            // Each flow's route (an index into `routes`), hosts and one-way propagation.
+            let mut paths: Vec<(u32, Option<Endpoints>, f64)> = Vec::new();
+            if let Some(fab) = fabric {
+                let pairs = endpoints(&t, &fab, n, &mut st(stream::ENDPOINTS), &f)?;
+                let mut index = std::collections::HashMap::new();
+                paths.reserve(n);
+                for (k, (src, dst)) in pairs.into_iter().enumerate() {
+                    let spine = (fab.leaf_of(src) != fab.leaf_of(dst))
+                        .then(|| fab.ecmp(s.seed, g, k as u64, src, dst));
+                    let r = fab.route(src, dst, spine.unwrap_or(0));
+                    let fwd: f64 = r.iter().map(|&p| net.links[p].delay_s).sum();
+                    let next = routes.len() as u32;
+                    let i = *index.entry((src, dst, spine)).or_insert(next);
+                    if i == next {
+                        routes.push(r);
+                    }
+                    paths.push((i, Some(Endpoints { src, dst, spine }), fwd));
+                }
+            }
+            let rtts = if rtt_given {
+                rtt_form.expand(&field("rtt"), n, &mut st(stream::RTT), valid_rtt)?
+            } else {
+                paths.iter().map(|p| 2.0 * p.2).collect()
+            };
+            for (k, (rtt, p)) in rtts.iter().zip(&paths).enumerate() {
+                if *rtt < 2.0 * p.2 {
+                    let e = p.1.expect("leaf-spine flows have hosts");
+                    return err(
+                        &field("rtt"),
+                        format!(
+                            "must be {rtt_rule}: flow {k} (host {} to host {}) needs at least {} s (got {rtt})",
+                            e.src,
+                            e.dst,
+                            2.0 * p.2
+                        ),
+                    );
+                }
+            }
             let rates =
-                t.access_rate.expand(&field("access_rate"), n, &mut st(stream::ACCESS_RATE), valid_rate)?;
+                access_rate.expand(&field("access_rate"), n, &mut st(stream::ACCESS_RATE), valid_rate)?;
             // Stops first (each field draws from its own stream): the default start spread derives from them.
             let valid_stop = |f: &str, v: f64| check(f, !v.is_nan() && v > 0.0, "> 0 s", v);
             let stops = match &t.stop {
@@ -827,6 +966,7 @@ pub(crate) fn resolve_groups(
             for i in 0..n {
                 let (rtt, rate, start, stop) = (rtts[i], rates[i], starts[i], stops[i]);
                 check(&field("stop"), stop > start, "after the flow's start", stop)?;
+                let (route, endpoints, fwd) = paths.get(i).copied().unwrap_or((0, None, fwd));
                 flows.push(FlowConfig {
                     rtt: from_secs(rtt),
                     access_rate: rate,
@@ -834,13 +974,16 @@ pub(crate) fn resolve_groups(
                     start: from_secs(start),
                     stop: if stop.is_finite() { from_secs(stop) } else { NEVER },
                     size: size.as_ref().map(|d| d.sample(&mut size_rng)),
+                    route,
+                    endpoints,
                 });
             }
         }
         groups.push(GroupConfig {
             name,
             field: f.clone(),
-            route,
+            routes,
+            per_flow_routes: fabric.is_some(),
             ack_route,
             tcp: gt.tcp,
             cc: gt.cc,
@@ -857,4 +1000,95 @@ pub(crate) fn resolve_groups(
         }
     }
     Ok(groups)
+}
+
+/// The hosts of each of a leaf-spine group's `n` flows: `src` and `dst` (flow `k` takes item `k mod len`
+/// of each), or a `pattern` drawn from the group's stream `rng`.
+fn endpoints(
+    t: &GroupTable,
+    fab: &Fabric,
+    n: usize,
+    rng: &mut Rng,
+    f: &str,
+) -> Result<Vec<(u32, u32)>, ScenarioError> {
+    let field = |k: &str| format!("{f}.{k}");
+    let hosts = fab.hosts();
+    let list = |h: &Option<Hosts>, k: &str| -> Result<Vec<u32>, ScenarioError> {
+        let rule = format!("a host index in [0, {}] (leaf_spine.leaves x hosts_per_leaf - 1)", hosts - 1);
+        match h {
+            None => err(&field(k), "required in a [leaf_spine] network: a host index or a list (or pattern)"),
+            Some(Hosts::One(i)) => {
+                check(&field(k), *i < u64::from(hosts), &rule, i)?;
+                Ok(vec![*i as u32])
+            }
+            Some(Hosts::List(v)) => {
+                check(&field(k), !v.is_empty(), "a non-empty list of host indices", "[]")?;
+                for (j, i) in v.iter().enumerate() {
+                    check(&format!("{f}.{k}[{j}]"), *i < u64::from(hosts), &rule, i)?;
+                }
+                Ok(v.iter().map(|&i| i as u32).collect())
+            }
+        }
+    };
+    match t.pattern {
+        None => {
+            let (src, dst) = (list(&t.src, "src")?, list(&t.dst, "dst")?);
+            (0..n)
+                .map(|k| {
+                    let (a, b) = (src[k % src.len()], dst[k % dst.len()]);
+                    if a == b {
+                        return err(&field("dst"), format!("flow {k} would send from host {a} to itself"));
+                    }
+                    Ok((a, b))
+                })
+                .collect()
+        }
+        Some(_) if t.src.is_some() || t.dst.is_some() => {
+            let k = if t.src.is_some() { "src" } else { "dst" };
+            err(&field(k), "give either pattern or src and dst, not both")
+        }
+        Some(Pattern::Random) => {
+            check(&field("pattern"), hosts >= 2, "\"random\" with at least 2 hosts", hosts)?;
+            let draw = |rng: &mut Rng, m: u32| ((rng.uniform() * f64::from(m)) as u32).min(m - 1);
+            Ok((0..n)
+                .map(|_| {
+                    let a = draw(rng, hosts);
+                    let b = draw(rng, hosts - 1);
+                    (a, if b >= a { b + 1 } else { b })
+                })
+                .collect())
+        }
+        Some(Pattern::Permutation) => {
+            check(&field("pattern"), fab.leaves >= 2, "\"permutation\" with at least 2 leaves", fab.leaves)?;
+            let perm = cross_leaf_permutation(fab, rng);
+            Ok((0..n).map(|k| (k as u32 % hosts, perm[k % hosts as usize])).collect())
+        }
+    }
+}
+
+/// A seeded permutation of the hosts sending each to a host on another leaf: a uniform shuffle (Fisher-Yates),
+/// then each host left on its own leaf swapped, in host order, with the first host from a random place on
+/// whose swap both end on other leaves. One exists while there are two leaves or more: of the hosts off
+/// host `i`'s leaf `a` (`(leaves - 1) x hosts_per_leaf`), at most `hosts_per_leaf - 1` are sent to leaf `a`.
+/// A swap mends `i` and leaves the other host on another leaf, so one pass mends them all.
+pub fn cross_leaf_permutation(fab: &Fabric, rng: &mut Rng) -> Vec<u32> {
+    let hosts = fab.hosts() as usize;
+    let mut p: Vec<u32> = (0..hosts as u32).collect();
+    for i in (1..hosts).rev() {
+        let j = ((rng.uniform() * (i + 1) as f64) as usize).min(i);
+        p.swap(i, j);
+    }
+    let leaf = |h: usize| fab.leaf_of(h as u32);
+    for i in 0..hosts {
+        if leaf(p[i] as usize) != leaf(i) {
+            continue;
+        }
+        let from = ((rng.uniform() * hosts as f64) as usize).min(hosts - 1);
+        let j = (0..hosts)
+            .map(|d| (from + d) % hosts)
+            .find(|&j| fab.leaf_of(p[j]) != leaf(i) && leaf(j) != fab.leaf_of(p[i]))
+            .expect("a host to swap with while there are two leaves");
+        p.swap(i, j);
+    }
+    p
 }

@@ -1,9 +1,9 @@
 //! A whole experiment as data: the scenario file's types, its validation, and its resolution into the
 //! engine's [`Config`].
 //!
-//! A scenario has a network in one of three forms (`[bottleneck]`: the dumbbell; `[parking_lot]`: a chain
+//! A scenario has a network in one of four forms (`[bottleneck]`: the dumbbell; `[parking_lot]`: a chain
 //! of K bottlenecks with cross traffic per hop; `[[links]]`: any set of links, each flow group naming its
-//! route), flow groups (`[flows]` or `[[flows]]`), optional open-loop `[[udp]]` sources, default `[tcp]`
+//! route; `[leaf_spine]`: a Clos fabric, each flow routed between two hosts over an ECMP-chosen spine), flow groups (`[flows]` or `[[flows]]`), optional open-loop `[[udp]]` sources, default `[tcp]`
 //! settings that each group may override, and `[monitor]`. The format is documented in `docs/scenario.md`.
 //!
 //! Parsing rejects unknown fields and malformed quantities; [`Scenario::resolve`] checks every range, draws
@@ -43,6 +43,8 @@ pub struct Scenario {
     pub parking_lot: Option<serde_json::Value>,
     /// Any set of links.
     pub links: Option<serde_json::Value>,
+    /// A two-tier Clos fabric of leaves, spines and hosts (`network::Fabric`).
+    pub leaf_spine: Option<serde_json::Value>,
     /// `[[shared_buffers]]`: ports of one switch drawing from one pool.
     pub shared_buffers: Option<serde_json::Value>,
     /// One group (`[flows]`) or several (`[[flows]]`).
@@ -292,7 +294,12 @@ impl Scenario {
 
         // Fail early on a link too slow to carry even one packet in the run.
         for (g, grp) in groups.iter().enumerate() {
-            for &p in &grp.route {
+            let mut ports: Vec<usize> = grp.routes.iter().flatten().copied().collect();
+            if grp.routes.len() > 1 {
+                ports.sort_unstable();
+                ports.dedup();
+            }
+            for p in ports {
                 let link = &net.links[p];
                 check(
                     &link.field_rate(),

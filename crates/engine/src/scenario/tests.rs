@@ -39,7 +39,7 @@ fn minimal_scenario_resolves_with_defaults() {
     assert_eq!(g.tcp.packet_size, 1000);
     assert_eq!(g.tcp.payload, 960);
     assert!(g.tcp.sack);
-    assert_eq!(g.route, vec![0]);
+    assert_eq!(g.route(), [0]);
     assert!(g.ack_route.is_empty());
     assert_eq!(c.network.links[0].name, "bottleneck");
     assert_eq!(c.network.links[0].queue.name(), "droptail");
@@ -249,7 +249,7 @@ fn links(extra: Value) -> Result<Config, ScenarioError> {
 fn routes_name_links_and_set_the_access_delay() {
     let c = links(json!({})).unwrap();
     let g = &c.groups[0];
-    assert_eq!(g.route, vec![0, 1]);
+    assert_eq!(g.route(), [0, 1]);
     // rtt/2 - (5 + 10) ms
     assert_eq!(g.flows[0].access_delay, from_secs(0.035));
     let c =
@@ -304,10 +304,9 @@ fn parking_lot_expands_to_hops_and_cross_groups() {
     let c = config_from_json(&v.to_string()).unwrap();
     let names: Vec<&str> = c.network.links.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["hop1", "hop2", "hop3"]);
-    assert_eq!(c.groups[0].route, vec![0, 1, 2]);
+    assert_eq!(c.groups[0].route(), [0, 1, 2]);
     assert_eq!(c.groups[0].flows[0].access_delay, from_secs(0.05 - 0.012));
-    let cross: Vec<(&str, &[usize])> =
-        c.groups[1..].iter().map(|g| (g.name.as_str(), g.route.as_slice())).collect();
+    let cross: Vec<(&str, &[usize])> = c.groups[1..].iter().map(|g| (g.name.as_str(), g.route())).collect();
     assert_eq!(cross, [("cross1", &[0][..]), ("cross2", &[1][..]), ("cross3", &[2][..])]);
     let mut bad = v.clone();
     bad["parking_lot"]["delay"] = json!(["2ms"]);

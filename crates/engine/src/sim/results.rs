@@ -171,6 +171,13 @@ impl Parts<'_> {
                 srtt_s: f.sender.srtt(),
                 size_bytes: fc.size,
                 fct_s: f.fct.map(to_secs),
+                src: fc.endpoints.map(|e| e.src),
+                dst: fc.endpoints.map(|e| e.dst),
+                spine: fc.endpoints.and_then(|e| e.spine),
+                route: fc.endpoints.map(|_| {
+                    let route = self.cfg.groups[g].route_of(fc);
+                    route.iter().map(|&p| self.cfg.network.links[p].name.clone()).collect()
+                }),
             })
             .collect()
     }
@@ -256,7 +263,7 @@ impl Parts<'_> {
                     group: g as u32,
                     name: grp.name.clone(),
                     congestion_control: grp.cc.name().to_string(),
-                    route: names(&grp.route),
+                    route: if grp.per_flow_routes { Vec::new() } else { names(grp.route()) },
                     ack_route: names(&grp.ack_route),
                     flows_started: state.started,
                     flows_completed: state.completed,

@@ -166,7 +166,7 @@ impl Simulation {
             return;
         }
         let g = self.flows[f].group;
-        let route = &self.cfg.groups[g as usize].route;
+        let route = &self.routes[self.flows[f].route as usize];
         let Some(k) = route.iter().position(|&p| p == port) else { return };
         let size = self.cfg.groups[g as usize].ack_size;
         let back: Time =
