@@ -38,10 +38,12 @@ pub const SAMPLE_BYTES: f64 = 32.0;
 /// JSON tree it is handed over in, Python's parsed record and DataFrame row (measured: about 700 B in the
 /// engine and 500 B in Python per record).
 pub const RECORD_BYTES: f64 = 1_300.0;
-/// Bytes per port of a `[leaf_spine]` (thousands of them): the engine's port with its statistics (about
-/// 4.2 KB) and the rows Python builds for it, its `ports` row and its delay quantiles (about 32 KB; both
-/// measured through `bufferlab.run` on 10,240 ports). The other forms' few ports are in [`RUN_BYTES`].
-pub const FABRIC_PORT_BYTES: f64 = 40e3;
+/// Bytes per port of a `[leaf_spine]` (thousands of them): the engine's port with its statistics and the
+/// rows Python builds for it, its `ports` row and its delay quantiles. Measured through `bufferlab.run`:
+/// about 36 KB per port on 10,240 ports (4.2 KB in the engine), 75 KB on the 96 ports of the `leaf-spine`
+/// example, whose tables' fixed parts weigh more per port; the larger, rounded up, so that the estimate is
+/// never below. The other forms' few ports are in [`RUN_BYTES`].
+pub const FABRIC_PORT_BYTES: f64 = 80e3;
 /// Bytes per event record of `[trace]` kept until the run ends (about 60 B of columns in the engine's
 /// chunk, in the Python tables and in the DataFrame built from them, the last two at once while it is
 /// assembled).
