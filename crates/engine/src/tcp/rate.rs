@@ -10,7 +10,8 @@
 //! As ns-3 (and unlike Linux, which starts every ACK afresh), the sample persists from ACK to ACK: a
 //! delivered segment replaces its start only if it was sent with more delivered before it, and a sample
 //! that is not recorded (an app-limited one below the last recorded rate) keeps the last recorded rate.
-//! A sample whose interval is shorter than `min_rtt` (ns-3 passes its smallest smoothed RTT) is invalid.
+//! A sample whose interval is shorter than the smallest smoothed RTT so far (ns-3's `tcb->m_minRtt`,
+//! carried on each sample) is invalid.
 //! Of the segments an ACK delivers, only the most recently sent one is looked at: it carries the largest
 //! delivered count, the one ns-3's per-segment comparison keeps (ties aside).
 
@@ -36,6 +37,8 @@ pub struct RateSample {
     pub lost: u32,
     /// Segments in flight (RFC 6675 pipe) before this ACK.
     pub prior_in_flight: u32,
+    /// The smallest smoothed RTT so far (ns-3's `tcb->m_minRtt`), which an interval must reach.
+    pub min_srtt: Option<Time>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -67,8 +70,6 @@ pub struct RateSampler {
     /// Transmissions from ordinal `base` on.
     sent: VecDeque<Sent>,
     base: u32,
-    /// The smallest smoothed RTT so far (ns-3's `tcb->m_minRtt`), which a sample's interval must reach.
-    min_srtt: Option<Time>,
 }
 
 impl RateSampler {
@@ -113,9 +114,9 @@ impl RateSampler {
         srtt: Option<f64>,
     ) -> RateSample {
         if let Some(srtt) = srtt.map(crate::time::from_secs) {
-            self.min_srtt = Some(self.min_srtt.map_or(srtt, |m| m.min(srtt)));
+            self.sample.min_srtt = Some(self.sample.min_srtt.map_or(srtt, |m| m.min(srtt)));
         }
-        let min_rtt = self.min_srtt.unwrap_or(Time::MAX);
+        let min_rtt = self.sample.min_srtt.unwrap_or(Time::MAX);
         if acked_sacked > 0 {
             self.delivered += u64::from(acked_sacked);
             self.delivered_time = now;

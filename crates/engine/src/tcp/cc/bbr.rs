@@ -207,8 +207,6 @@ pub struct BbrState {
     min_rtt: Option<Time>,
     min_rtt_stamp: Time,
     min_rtt_expired: bool,
-    /// ns-3's `tcb->m_minRtt`: the smallest smoothed RTT so far.
-    min_srtt: Option<Time>,
     cycle_stamp: Time,
     cycle_index: usize,
     idle_restart: bool,
@@ -261,7 +259,6 @@ impl Controller for Bbr {
             min_rtt: None,
             min_rtt_stamp: 0,
             min_rtt_expired: false,
-            min_srtt: None,
             cycle_stamp: 0,
             cycle_index: 0,
             idle_restart: false,
@@ -297,31 +294,25 @@ impl BbrState {
         self.pacing_gain
     }
 
-    /// ns-3's `CongestionStateSet(CA_OPEN)` the first time: the connection is established.
-    fn initialize(&mut self, w: &Window, ctx: &CcContext) {
+    /// ns-3's `CongestionStateSet(CA_OPEN)` the first time: the connection is established. The minimum
+    /// RTT starts from the smoothed RTT, the pacing rate from `min_srtt` (ns-3's `tcb->m_minRtt`, the
+    /// smallest smoothed RTT so far).
+    fn initialize(&mut self, w: &Window, ctx: &CcContext, min_srtt: Option<Time>) {
         self.initialized = true;
-        self.observe_srtt(ctx);
-        self.min_rtt = self.min_srtt;
+        self.min_rtt = ctx.rtt.srtt().map(from_secs);
         self.min_rtt_stamp = ctx.now;
         self.prior_cwnd = w.cwnd;
         self.target_cwnd = w.cwnd;
         self.initial_cwnd = w.cwnd;
         self.enter_startup();
-        self.init_pacing_rate(w);
+        self.init_pacing_rate(w, min_srtt);
         self.ack_epoch_time = ctx.now;
-    }
-
-    fn observe_srtt(&mut self, ctx: &CcContext) {
-        if let Some(srtt) = ctx.rtt.srtt() {
-            let srtt = from_secs(srtt);
-            self.min_srtt = Some(self.min_srtt.map_or(srtt, |m| m.min(srtt)));
-        }
     }
 
     /// ns-3's `InitPacingRate`: the window per minimum RTT (whole milliseconds, at least 1) × the gain,
     /// which also starts the bandwidth filter.
-    fn init_pacing_rate(&mut self, w: &Window) {
-        let rtt_ms = match self.min_srtt {
+    fn init_pacing_rate(&mut self, w: &Window, min_srtt: Option<Time>) {
+        let rtt_ms = match min_srtt {
             Some(m) => {
                 self.has_seen_rtt = true;
                 (m / 1_000_000).max(1)
@@ -339,10 +330,10 @@ impl BbrState {
         self.cwnd_gain = self.high_gain;
     }
 
-    fn set_pacing_rate(&mut self, w: &Window, gain: f64) {
+    fn set_pacing_rate(&mut self, w: &Window, gain: f64, min_srtt: Option<Time>) {
         let rate = gain * self.bw.best() * (1.0 - PACING_MARGIN);
-        if !self.has_seen_rtt && self.min_srtt.is_some() {
-            self.init_pacing_rate(w);
+        if !self.has_seen_rtt && min_srtt.is_some() {
+            self.init_pacing_rate(w, min_srtt);
         }
         if self.pipe_filled || rate > self.pacing_rate {
             self.pacing_rate = rate;
@@ -583,7 +574,8 @@ impl CongestionControl for Bbr {
 
     fn pacing_gap(&mut self, w: &Window, ctx: &CcContext) -> Option<Time> {
         if !self.initialized {
-            self.initialize(w, ctx);
+            // Before any ACK: the smoothed RTT is the handshake's sample or none, its own minimum.
+            self.initialize(w, ctx, ctx.rtt.srtt().map(from_secs));
         }
         // ns-3 paces nothing until the highest segment sent lies beyond the initial window.
         if f64::from(self.high_tx) <= self.initial_cwnd || self.pacing_rate <= 0.0 {
@@ -599,9 +591,8 @@ impl CongestionControl for Bbr {
     fn control(&mut self, w: &mut Window, rs: &RateSample, delivered: u64, ctx: &CcContext) {
         let s = &mut *self.0;
         if !s.initialized {
-            s.initialize(w, ctx);
+            s.initialize(w, ctx, rs.min_srtt);
         }
-        s.observe_srtt(ctx);
         s.delivered = delivered;
         // UpdateModelAndState.
         if rs.delivered.is_some() && rs.interval > 0 {
@@ -626,7 +617,7 @@ impl CongestionControl for Bbr {
         s.update_min_rtt(ctx);
         s.check_probe_rtt(w, rs, ctx);
         // UpdateControlParameters.
-        s.set_pacing_rate(w, s.pacing_gain);
+        s.set_pacing_rate(w, s.pacing_gain, rs.min_srtt);
         s.set_cwnd(w, rs, ctx);
         s.last_cwnd = w.cwnd;
     }
