@@ -49,6 +49,8 @@ PAPERS: Dict[str, Optional[str]] = {
     "tiny-buffers": "bufferlab.reproduce.tiny_buffers",
     "global-notifier": "bufferlab.reproduce.global_notifier",
     "odt-ob": "bufferlab.reproduce.odt_ob",
+    "dctcp": "bufferlab.reproduce.dctcp",
+    "bbr-cubic": "bufferlab.reproduce.bbr_cubic",
 }
 
 
