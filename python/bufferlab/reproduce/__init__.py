@@ -278,7 +278,10 @@ def compared_tests(doc: Dict[str, Any], committed: Path) -> int:
 
 def summary_markdown(root: Path) -> str:
     """``docs/reproductions/README.md``: one row per paper from its committed ``claims.json``."""
-    lines = ["# Reproductions of the five papers", "",
+    lines = ["# Reproductions", "",
+             "The five papers BufferLab is built on, and two anchor results of the buffer question as it is "
+             "asked today: DCTCP's marking threshold (Alizadeh et al. 2010, `dctcp`) and BBR's share against "
+             "Cubic by buffer size (Ware et al. 2019, `bbr-cubic`).", "",
              "Each paper's experiments run with `bufferlab reproduce PAPER` (`--quick` for a short version "
              "of the same code path); its report, claims table and figures are in its directory. The table "
              "below is generated from the committed `claims.json` files; `python3 scripts/recheck_claims.py` "
