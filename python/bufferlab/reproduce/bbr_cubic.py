@@ -374,9 +374,11 @@ def w8(ctx: Context) -> Outcome:
     why = "" if all_hold(tests) else (
         "the queue's smallest value against the number of BBR flows: "
         + ", ".join(f"{n} flows {_m(t.est)}" for n, t in zip(DRAIN_NS, tests))
-        + "; at 16 flows the queue empties about every 10 s, when the flows' ProbeRTT coincide, though eq. "
-        "(6) leaves 4N − c·l = 14 packets queued: why the flows' windows fall below 4 packets together is "
-        "not traced (experiment drain)")
+        + ". At 16 flows the queue empties about every 10 s, when the flows' ProbeRTT coincide: all 16 "
+        "windows sit at 4 packets (64, against c·l = 50) while the queue empties, so the flows send less "
+        "than their windows allow. Their pacing rates (each flow's bandwidth estimate, about its share of "
+        "the link, less 1 %) are the likely limit, which eq. (6) leaves out; not traced further "
+        "(experiment drain)")
     return Outcome(tests, why)
 
 
