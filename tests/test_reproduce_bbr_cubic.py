@@ -168,3 +168,23 @@ def test_quick_reproduce_on_synthetic_runs_writes_a_table_the_recheck_accepts(
     assert "Fig. 8(b)" in report and "ns-3 3.44" in report
     for stem in ("fig8", "fig1b", "many"):
         assert (tmp_path / f"{stem}.png").exists(), stem
+
+
+def test_model_command() -> None:
+    import subprocess
+    import sys
+
+    argv = ["model", "bbr-share", "--queue-bdp", "32", "--rate", "10Mbps", "--rtt", "40ms", "--json"]
+    out = subprocess.run([sys.executable, "-m", "bufferlab", *argv], capture_output=True, text=True,
+                         check=True, timeout=60)
+    doc = json.loads(out.stdout)
+    assert doc["bbr_fraction"] == pytest.approx(bbr_share.bbr_fraction(1, 32 * C10 * 0.04, C10, 0.04))
+    assert doc["queue_pkts"] == pytest.approx(32 * C10 * 0.04)
+    for argv, field in ((["--rate", "10Mbps", "--rtt", "40ms"], "--queue"),
+                        (["--queue", "0", "--rate", "10Mbps", "--rtt", "40ms"], "--queue"),
+                        (["--queue", "64", "--bbr-flows", "0", "--rate", "10Mbps", "--rtt", "40ms"],
+                         "--bbr-flows"),
+                        (["--queue", "64", "--rate", "fast", "--rtt", "40ms"], "--rate")):
+        bad = subprocess.run([sys.executable, "-m", "bufferlab", "model", "bbr-share", *argv],
+                             capture_output=True, text=True, timeout=60)
+        assert bad.returncode != 0 and field in bad.stderr and "Traceback" not in bad.stderr, argv

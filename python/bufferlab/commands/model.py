@@ -14,7 +14,7 @@ import numpy as np
 
 from bufferlab.errors import BufferLabError, LimitError
 from bufferlab.jsonout import dumps
-from bufferlab.models import dctcp
+from bufferlab.models import bbr_share, dctcp
 from bufferlab.models import eun_wang as ew
 from bufferlab.models import whittle as wh
 from bufferlab.models._checks import check_int, check_integer, check_range, check_real
@@ -46,12 +46,13 @@ def register(subparsers: Any) -> None:
     """Add the ``model`` sub-command, with one sub-command per model, to the main ``bufferlab`` parser."""
     model = subparsers.add_parser(
         "model",
-        help="analytic models from the papers (queueing, tiny buffers, Eun-Wang, Whittle index, DCTCP)",
+        help="analytic models from the papers (queueing, tiny buffers, Eun-Wang, Whittle index, DCTCP, "
+        "BBR's share)",
         description="Analytic models from the papers, computed exactly (no simulation engine needed).",
     )
     model_sub = model.add_subparsers(dest="model", metavar="MODEL")
     for register_model in (register_queueing, register_tiny_buffers, register_eun_wang, register_whittle,
-                           register_dctcp):
+                           register_dctcp, register_bbr_share):
         register_model(model_sub)
 
 
@@ -494,4 +495,57 @@ def _dctcp(args: argparse.Namespace) -> int:
     ]
     for name, value, unit in rows:
         print(f"  {name:<38} {value:>12.4f} {unit}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------------
+# bufferlab model bbr-share ...
+
+
+def register_bbr_share(model_subparsers: Any) -> None:
+    """Add ``bufferlab model bbr-share``."""
+    p = model_subparsers.add_parser(
+        "bbr-share",
+        help="BBR's share against loss-based flows by buffer size (Ware et al. 2019, Sec. 5)",
+        description="The share of a DropTail bottleneck that N BBR (v1) flows take against Cubic or Reno "
+        "flows that keep the queue full (Ware et al., IMC 2019, Sec. 5): the loss-based flows' share p "
+        "(eq. 9), the time in ProbeRTT (eq. 11) and BBR's fraction of the link (eq. 10). The queue is "
+        "--queue packets or --queue-bdp multiples of the BDP (--rate x --rtt in --packet-size packets).",
+    )
+    p.add_argument("--bbr-flows", type=int, default=1, help="N, BBR flows (>= 1; default 1)")
+    p.add_argument("--queue", type=float, help="the queue's capacity q, packets")
+    p.add_argument("--queue-bdp", type=float, help="the queue's capacity as a multiple X of the BDP")
+    p.add_argument("--rate", required=True, help="bottleneck rate, e.g. 10Mbps")
+    p.add_argument("--rtt", required=True, help="congestion-free round-trip time, e.g. 40ms")
+    p.add_argument("--packet-size", default="1500B", help="packet size (default 1500B)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_bbr_share)
+
+
+def _bbr_share(args: argparse.Namespace) -> int:
+    from bufferlab.units import parse_rate, parse_size, parse_time  # noqa: PLC0415
+
+    rate_pps = parse_rate(args.rate, "--rate") / (8.0 * parse_size(args.packet_size, "--packet-size"))
+    rtt = parse_time(args.rtt, "--rtt")
+    if (args.queue is None) == (args.queue_bdp is None):
+        raise BufferLabError("--queue: give exactly one of --queue (packets) and --queue-bdp (BDPs)")
+    if args.queue is not None:
+        q = check_real("--queue", args.queue, 0.0, 1e12, low_open=True)
+    else:
+        q = check_real("--queue-bdp", args.queue_bdp, 0.0, 1e9, low_open=True) * rate_pps * rtt
+    n = check_integer("--bbr-flows", args.bbr_flows, 1, 10**6)
+    p = bbr_share.loss_based_share(n, q, rate_pps, rtt)
+    out = {"model": "bbr-share", "bbr_flows": n, "queue_pkts": q, "bdp_pkts": rate_pps * rtt,
+           "queue_bdp": q / (rate_pps * rtt), "loss_based_share": p,
+           "probe_rtt_fraction": bbr_share.probe_fraction(q, rate_pps, rtt),
+           "bbr_fraction": bbr_share.bbr_fraction(n, q, rate_pps, rtt)}
+    if args.json:
+        print(dumps(out, indent=2))
+        return 0
+    print(f"BBR against loss-based flows (Ware et al. 2019, Sec. 5): N={n} q={q:.6g} packets "
+          f"(X={out['queue_bdp']:.4g} BDPs of {out['bdp_pkts']:.6g} packets)")
+    for name, value in (("loss-based share p, eq. (9)", p),
+                        ("time in ProbeRTT, eq. (11) / d", out["probe_rtt_fraction"]),
+                        ("BBR's fraction of the link, eq. (10)", out["bbr_fraction"])):
+        print(f"  {name:<38} {value:>8.4f}")
     return 0
