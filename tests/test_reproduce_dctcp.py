@@ -19,8 +19,8 @@ from bufferlab.reproduce.claims import DIFFERS, HOLDS, INCONCLUSIVE, evaluate_cl
 from bufferlab.reproduce.runner import Task
 from bufferlab.reproduce.verdicts import recheck
 
-EXPERIMENTS = {"fig12", "guideline", "fig13", "fig14", "fig18"}
-CLAIM_IDS = [f"D{i}" for i in range(1, 12)]
+EXPERIMENTS = {"fig12", "guideline", "fig13", "fig14", "fig18", "fig19"}
+CLAIM_IDS = [f"D{i}" for i in range(1, 13)]
 
 
 def test_registry_and_readings() -> None:
@@ -67,6 +67,10 @@ def test_the_design_follows_the_paper_where_it_speaks() -> None:
         size = int(sc["flows"]["size"].removesuffix("B"))
         assert size * t.labels["n"] == pytest.approx(1e6, abs=t.labels["n"])
         assert sc["bottleneck"]["queue"]["limit"] == 100 and sc["tcp"]["min_rto"] == "10ms"
+    # Fig. 19: one 4 MB pool under Dynamic Threshold whose alpha lets one port hold 700 KB.
+    pool = ex["fig19"][0].scenario["shared_buffers"][0]
+    assert pool["admission"] == "dynamic" and pool["size"] == "4000000B"
+    assert pool["alpha"] * 4e6 / (1 + pool["alpha"]) == pytest.approx(700e3)
     for name, tasks in ex.items():  # the engine accepts every experiment's scenarios (run for 20 ms)
         short = {**tasks[0].scenario, "duration": "20ms", "warmup": "0s", "seed": 1}
         res = bufferlab.run(short, progress=False)
@@ -91,9 +95,9 @@ def paper_world(labels: Dict[str, Any], seed: int, exp: str) -> Dict[str, Any]:
         tcp = labels.get("k") == "tcp"
         extra = {"q_max": 30.0, "q_p01": 10.0, "q_p99": 30.0, "q_mean": (200.0 if tcp else 21.0) * (1 + eps),
                  "q_std": 1.0}
-    elif base == "fig18":
+    elif base in ("fig18", "fig19"):
         n, cc = labels["n"], labels["cc"]
-        onset = 10 if cc == "tcp" else 35
+        onset = (10 if cc == "tcp" else 35) if base == "fig18" else (10 if cc == "tcp" else 100)
         extra = {"timeouts_per_query": (0.5 if n > onset else 0.0) + abs(eps),
                  "rct_p50_s": 0.0083 + eps / 100, "rct_mean_s": 0.009, "rounds": 100}
     return {"summary": {"utilization": u}, "extra": extra}
@@ -146,6 +150,8 @@ def test_claims_differ_when_the_world_moves_away_from_the_paper() -> None:
                        _set("extra", "timeouts_per_query", 1.0)),
         "D11": changed(lambda e, lb: e == "fig18" and lb["cc"] == "dctcp" and lb["n"] == 4,
                        _set("extra", "rct_p50_s", 0.02)),
+        "D12": changed(lambda e, lb: e == "fig19" and lb["cc"] == "dctcp" and lb["n"] == 40,
+                       _set("extra", "timeouts_per_query", 1.0)),
     }
     for cid, world in cases.items():
         assert verdict(cid, results_of(world)) == DIFFERS, cid

@@ -1,7 +1,7 @@
 """Alizadeh, Greenberg, Maltz, Padhye, Patel, Prabhakar, Sengupta & Sridharan (2010), "Data Center TCP
 (DCTCP)" (ACM SIGCOMM 2010): the analysis of §3.3-3.4 against its ns-2 check (Fig. 12), the guideline
 K > C·RTT/7 (eq. 13), the testbed's queue length and throughput against K (§4.1, Figs. 13 and 14) and the
-incast experiment (§4.2, Fig. 18), on the engine's DCTCP (RFC 8257) and `step` marking.
+incast experiments (§4.2, Figs. 18 and 19), on the engine's DCTCP (RFC 8257) and `step` marking.
 
 Each experiment is a set of engine runs over seeds; each claim is a function registered in :data:`CLAIMS`.
 The principal reading is :data:`PRINCIPAL`; :data:`CHOICES` gives every choice the paper leaves open,
@@ -52,6 +52,10 @@ K_SWEEP_1G = (5, 10, 20, 40)
 K_SWEEP_10G = (10, 20, 40, 65, 100, 200)
 INCAST_NS = (4, 8, 10, 16, 24, 32, 40)
 INCAST_BUFFER = 100
+#: Fig. 19's dynamic buffering: the Triumph's 4 MB pool (Table 1) under Dynamic Threshold, with the α that
+#: lets one busy port grab 700 KB (α·B/(1 + α), "dynamically grab up to 700KB of buffer", Fig. 1).
+POOL_BYTES, POOL_PORT_BYTES = 4e6, 700e3
+POOL_ALPHA = POOL_PORT_BYTES / (POOL_BYTES - POOL_PORT_BYTES)
 
 PRINCIPAL = ("long flows of 1,500-byte packets through one switch port, base RTT 100 µs, DCTCP with g = 1/16 "
              "through `step` marking at K packets waiting, TCP as NewReno through DropTail; Fig. 12 as ns-2 "
@@ -99,6 +103,11 @@ CHOICES = [
     "the fraction of queries with a timeout; the engine counts timeouts per query, which is at least that "
     "fraction and zero exactly when it is. The servers' RTTs are drawn per seed from [90, 110] µs (nothing "
     "else in an incast run is random).",
+    "**Fig. 19's dynamic buffering** is the engine's shared buffer with Dynamic Threshold admission: the "
+    "Triumph's 4 MB (Table 1) as one pool, α = 0.212, so that one busy port settles at α·B/(1 + α) = 700 KB "
+    "(\"allowing flows to a common receiver to dynamically grab up to 700KB of buffer\", Fig. 1); the "
+    "port's own limit never binds. \"Continues to suffer\" is read as at least 0.05 timeouts per query "
+    "from 24 servers.",
     "**\"Begins to suffer timeouts when the number of servers exceeds 10\"** is read as at most 0.05 "
     "timeouts per query at n ≤ 10 and at least 0.05 at n = 24 and above; DCTCP's \"only suffer timeouts "
     "once ... (35 × 2 × 1.5KB > 100KB)\" as at most 0.05 per query at n ≤ 16 and at least 0.05 at n = 40.",
@@ -129,9 +138,11 @@ def long_flows(n: int, rate_bps: float, k: Optional[int], *, delayed_ack: bool, 
     return sc
 
 
-def incast(n: int, dctcp: bool, *, delayed_ack: bool, rounds: int = 100) -> Dict[str, Any]:
-    """Fig. 18: ``n`` servers answer each of ``rounds`` queries with 1 MB/n through a 100-packet port."""
-    return {
+def incast(n: int, dctcp: bool, *, delayed_ack: bool, rounds: int = 100, dynamic: bool = False
+           ) -> Dict[str, Any]:
+    """Fig. 18: ``n`` servers answer each of ``rounds`` queries with 1 MB/n through a 100-packet port; Fig. 19
+    (``dynamic``): through the port of a 4 MB shared buffer under Dynamic Threshold instead."""
+    sc = {
         "name": "dctcp-incast", "duration": f"{max(10.0, rounds * 0.2):g}s", "warmup": "0s",
         "bottleneck": {"rate": "1Gbps", "delay": "10us",
                        "queue": ({"discipline": "step", "threshold": K_1G, "limit": INCAST_BUFFER} if dctcp
@@ -142,6 +153,11 @@ def incast(n: int, dctcp: bool, *, delayed_ack: bool, rounds: int = 100) -> Dict
                 "packet_size": "1500B", "initial_window": 10, "delayed_ack": bool(delayed_ack),
                 "min_rto": "10ms", "initial_rto": "10ms"},
     }
+    if dynamic:
+        sc["bottleneck"]["queue"]["limit"] = 10_000
+        sc["shared_buffers"] = [{"name": "triumph", "ports": ["bottleneck"], "size": f"{POOL_BYTES:.0f}B",
+                                 "admission": "dynamic", "alpha": POOL_ALPHA}]
+    return sc
 
 
 def queue_stats(res: Any) -> Dict[str, Any]:
@@ -192,10 +208,13 @@ def experiments(quick: bool, seeds: int) -> Dict[str, List[Task]]:
             add(f"{alt}fig14", long_flows(2, 10e9, k, delayed_ack=_delayed(True, reading), duration=1.3,
                                           warmup=0.3, sample="1ms", buffer=TCP_BUFFER), queue, reading,
                 k=k if k is not None else "tcp")
-        for n in INCAST_NS:  # Fig. 18
+        for n in INCAST_NS:  # Figs. 18 and 19
             for dctcp in (False, True):
+                cc = "dctcp" if dctcp else "tcp"
                 add(f"{alt}fig18", incast(n, dctcp, delayed_ack=_delayed(False, reading)), inc, reading, n=n,
-                    cc="dctcp" if dctcp else "tcp")
+                    cc=cc)
+                add(f"{alt}fig19", incast(n, dctcp, delayed_ack=_delayed(False, reading), dynamic=True), inc,
+                    reading, n=n, cc=cc)
     return dict(ex)
 
 
@@ -456,6 +475,27 @@ def d11(ctx: Context) -> Outcome:
     return Outcome(tests, why, _alts(ctx, _d11_tests, "fig18"))
 
 
+def _d12_tests(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Test]:
+    return _incast_tests(records, "dctcp", INCAST_NS, (), **labels) + _incast_tests(records, "tcp", (),
+                                                                                     (24, 32, 40), **labels)
+
+
+@CLAIMS.claim("D12", "Fig. 19: with the switch's dynamic buffering (a 4 MB pool, up to 700 KB for one port) "
+              "DCTCP has no incast timeouts up to 40 servers, and TCP still has them",
+              paper="\"DCTCP no longer suffers incast timeouts even when the number of servers grows to 40. "
+              "On the other hand, TCP continues to suffer from incast timeouts\"", where="Sec. 4.2, Fig. 19")
+def d12(ctx: Context) -> Outcome:
+    tests = _d12_tests(ctx["fig19"])
+    why = ""
+    if not all_hold(tests):
+        f = ctx["fig19"]
+        why = ("timeouts per query behind the shared buffer, TCP / DCTCP: " + ", ".join(
+            f"{n}: {_m(_est(f, 'timeouts_per_query', n=n, cc='tcp'))} / "
+            f"{_m(_est(f, 'timeouts_per_query', n=n, cc='dctcp'))}" for n in INCAST_NS)
+            + " (experiment fig19)")
+    return Outcome(tests, why, _alts(ctx, _d12_tests, "fig19"))
+
+
 @CLAIMS.claim("M1", "Eq. 13: with K = C·RTT/7 the smallest Q_min over N (eq. 12) is zero, at N = "
               "(C·RTT + K)/8",
               paper="\"minimize (12) over N, and choose K so that this minimum is larger than zero\"",
@@ -503,14 +543,16 @@ def tables(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
         lines.append(_row(str(n), [f"{s.q_max:g}", _est(f12, "q_max", n=n), f"{s.queue_amplitude:.1f}",
                                    f"{s.queue_amplitude_approx:.1f}", _swing(f12, n=n), f"{s.q_min:.1f}",
                                    _est(f12, "q_p01", n=n), _est(f12, "q_mean", n=n)]))
-    f18 = results["fig18"]
-    lines += ["", "Fig. 18 (1 Gb/s, 100 packets, minimum RTO 10 ms): timeouts per query and mean query "
-              "completion (ms):", "", "| servers | TCP timeouts | DCTCP timeouts | TCP completion | DCTCP "
-              "completion |", "|---|---|---|---|---|"]
-    for n in INCAST_NS:
-        cells = [_est(f18, "timeouts_per_query", n=n, cc=c) for c in ("tcp", "dctcp")]
-        cells += [_ms(f18, "rct_mean_s", n=n, cc=c) for c in ("tcp", "dctcp")]
-        lines.append(_row(str(n), cells))
+    for exp, what in (("fig18", "Fig. 18 (1 Gb/s, 100 packets static"),
+                      ("fig19", "Fig. 19 (1 Gb/s, a 4 MB pool under Dynamic Threshold, up to 700 KB a port")):
+        recs = results[exp]
+        lines += ["", f"{what}, minimum RTO 10 ms): timeouts per query and mean query completion (ms):", "",
+                  "| servers | TCP timeouts | DCTCP timeouts | TCP completion | DCTCP completion |",
+                  "|---|---|---|---|---|"]
+        for n in INCAST_NS:
+            cells = [_est(recs, "timeouts_per_query", n=n, cc=c) for c in ("tcp", "dctcp")]
+            cells += [_ms(recs, "rct_mean_s", n=n, cc=c) for c in ("tcp", "dctcp")]
+            lines.append(_row(str(n), cells))
     return lines
 
 
@@ -581,18 +623,21 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     figs.save(fig, "fig13_14", "Figs. 13-14: throughput and DCTCP's queue against K at 1 and 10 Gb/s, two "
               "flows")
 
-    f18 = results["fig18"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-    for cc, name in (("tcp", "TCP"), ("dctcp", "DCTCP")):
-        errorbar(axes[0], INCAST_NS, [_ms(f18, "rct_mean_s", n=n, cc=cc) for n in INCAST_NS], label=name)
-        errorbar(axes[1], INCAST_NS, [_est(f18, "timeouts_per_query", n=n, cc=cc) for n in INCAST_NS],
-                 label=name)
+    for exp, ls, buffer in (("fig18", "-", "100 packets"), ("fig19", "--", "dynamic")):
+        recs = results[exp]
+        for cc, name in (("tcp", "TCP"), ("dctcp", "DCTCP")):
+            color = "C0" if cc == "tcp" else "C1"
+            errorbar(axes[0], INCAST_NS, [_ms(recs, "rct_mean_s", n=n, cc=cc) for n in INCAST_NS], ls=ls,
+                     color=color, label=f"{name}, {buffer}")
+            errorbar(axes[1], INCAST_NS, [_est(recs, "timeouts_per_query", n=n, cc=cc) for n in INCAST_NS],
+                     ls=ls, color=color, label=f"{name}, {buffer}")
     axes[0].set_ylabel("mean query completion (ms)")
     axes[1].set_ylabel("timeouts per query")
     for ax in axes:
         ax.set_xlabel("servers")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    figs.save(fig, "fig18", "Fig. 18: incast, 1 MB per query over n servers, 100-packet static buffer, "
-              "minimum RTO 10 ms")
+    figs.save(fig, "fig18", "Figs. 18 and 19: incast, 1 MB per query over n servers, a 100-packet static "
+              "buffer (solid) and dynamic buffering (dashed), minimum RTO 10 ms")
     return figs.made
