@@ -77,9 +77,11 @@ CHOICES = [
     "§4.2 counts 1.5 KB packets): C·RTT is 83.3 packets at 10 Gb/s and 8.3 at 1 Gb/s with RTT 100 µs "
     "(\"intra-rack RTT approximately 100µs\", §2; Fig. 12's \"100µs round-trip time\").",
     "**Marking** is the engine's `step`: an arrival finding K or more packets waiting is CE-marked (§3.1: "
-    "\"a packet is marked ... if the queue occupancy is greater than K upon its arrival\"). DCTCP is RFC "
+    "\"An arriving packet is marked with the CE codepoint if the queue occupancy is greater than K upon it's "
+    "arrival\"). DCTCP is RFC "
     "8257's (g = 1/16, \"g is set to 1/16 in all experiments\", §3.5), its receiver echoing each packet's CE "
-    "state; TCP is NewReno with SACK (the testbed's Windows Server 2008 R2 hosts run NewReno; not stated).",
+    "state; TCP is NewReno with SACK (\"All comparisons are between a full implementation of DCTCP and a "
+    "state-of-the-art TCP New Reno (w/ SACK) implementation\", §4).",
     "**Fig. 12** runs as ns-2 would: an ACK per packet, a 1,000-packet buffer (never reached), 0.5 s after "
     "0.1 s of warm-up, the queue sampled every 5 µs. \"Fairly accurate\" is read as the largest queue within "
     "5 packets of Q_max = K + N (eq. 10) and the queue's swing (1st to 99th percentile of the samples) "
