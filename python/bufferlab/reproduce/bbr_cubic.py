@@ -286,7 +286,8 @@ def _w3_tests(records: Sequence[Dict[str, Any]], **labels: Any) -> List[Test]:
 
 @CLAIMS.claim("W3", "Eq. 5: one BBR flow against Cubic in a deep buffer (q ≫ BDP: 16 and 32 BDPs) takes at "
               "most half of the link, bounded by its in-flight cap",
-              paper="\"Once it intersects the in-flight cap it will not be able to consume more than 50%\"",
+              paper="\"once it intersects the in-flight cap it will not be able to consume more than 50% of "
+              "the available capacity\"",
               where="Sec. 5.3, Eq. 5")
 def w3(ctx: Context) -> Outcome:
     tests = _w3_tests(ctx["fig8a"])

@@ -616,6 +616,8 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
         ax2.plot(ks, [_est(recs, "q_mean", k=k).mean for k in ks], "s:", color="C2", label="DCTCP mean queue")
         ax2.set_ylabel("mean queue (packets)")
         ax.set_xscale("log")
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.minorticks_off()
         ax.set_ylim(0.8, 1.01)
         ax.set_xlabel("K (packets)")
         ax.set_ylabel("utilization")
