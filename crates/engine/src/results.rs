@@ -44,7 +44,8 @@ pub struct Summary {
     pub delay_p50_s: f64,
     pub delay_p90_s: f64,
     pub delay_p99_s: f64,
-    pub jain_index: f64,
+    /// Jain's index over the flows' rows; `None` when the run has none (only arrivals or incast).
+    pub jain_index: Option<f64>,
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub retransmits: u64,

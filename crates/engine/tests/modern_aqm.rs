@@ -125,11 +125,11 @@ fn fq_codel_isolates_flows() {
     eprintln!(
         "droptail: delay {:.4} s, Jain {:.3}, long/short {:.3}, UDP loss {:.4}; fq-codel: {:.4} s, {:.3}, {:.3}, {:.4}",
         f.delay_mean_s,
-        fifo.summary.jain_index,
+        fifo.summary.jain_index.unwrap(),
         fifo.groups[1].goodput_bps / fifo.groups[0].goodput_bps,
         fifo.udp[0].loss_rate,
         q.delay_mean_s,
-        fq.summary.jain_index,
+        fq.summary.jain_index.unwrap(),
         fq.groups[1].goodput_bps / fq.groups[0].goodput_bps,
         fq.udp[0].loss_rate
     );
@@ -139,7 +139,7 @@ fn fq_codel_isolates_flows() {
     // Per-flow queues with CoDel: a short standing delay, the long-RTT flows' share restored in part, and
     // every drop CoDel's (nothing near the 10240-packet limit).
     assert!(q.delay_mean_s < 0.01 && f.delay_mean_s > 0.1, "{} {}", q.delay_mean_s, f.delay_mean_s);
-    assert!(fq.summary.jain_index > fifo.summary.jain_index + 0.1);
+    assert!(fq.summary.jain_index.unwrap() > fifo.summary.jain_index.unwrap() + 0.1);
     assert!(fq.groups[1].goodput_bps / fq.groups[0].goodput_bps > 0.5);
     assert!(q.drop_reasons["codel"] > 0 && q.drops == q.drops_at_dequeue);
     assert!(q.utilization > 0.97, "{}", q.utilization);

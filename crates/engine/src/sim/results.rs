@@ -93,7 +93,7 @@ impl Parts<'_> {
             delay_p50_s: p0.delay_p50_s,
             delay_p90_s: st.delay_quantile(0.9),
             delay_p99_s: p0.delay_p99_s,
-            jain_index: jain_index(&goodputs),
+            jain_index: (!goodputs.is_empty()).then(|| jain_index(&goodputs)),
             timeouts: groups.iter().map(|g| g.tcp.timeouts).sum(),
             fast_retransmits: groups.iter().map(|g| g.tcp.fast_recoveries).sum(),
             retransmits: groups.iter().map(|g| g.tcp.retransmits).sum(),
