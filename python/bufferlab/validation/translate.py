@@ -70,7 +70,7 @@ NS3_CONGESTION_CONTROL = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"
                           "bbr": "ns3::TcpBbr"}
 #: BBR's choices where ns-3 3.44's `TcpBbr` departs from Linux (docs/scenario.md, `bbr`); the comparison
 #: needs ns-3's.
-NS3_BBR_CHOICES = {"aggregation": "ns-3", "recovery_exit": "ssthresh"}
+NS3_BBR_CHOICES = {"aggregation": "ns-3", "recovery_exit": "ssthresh", "idle_restart": "ns-3"}
 #: CUBIC's choices where ns-3 3.44's `TcpCubic` departs from RFC 9438 (docs/scenario.md, `cubic`).
 NS3_CUBIC_CHOICES = {"reduce_from": "cwnd", "after_timeout": "keep-w-max", "lookahead": "min-rtt",
                      "growth": "whole-segments"}

@@ -96,6 +96,11 @@ impl RateSampler {
         self.base.wrapping_add(self.sent.len() as u32 - 1)
     }
 
+    /// Whether the connection is marked application-limited (Linux's `tp->app_limited` non-zero).
+    pub fn app_limited(&self) -> bool {
+        self.app_limited != 0
+    }
+
     /// The sender has nothing to send with room in its window (ns-3's `CalculateAppLimited`): samples
     /// start app-limited until what is in flight now is delivered.
     pub fn mark_app_limited(&mut self, in_flight: u32) {

@@ -737,6 +737,14 @@ impl<C: CongestionControl> Sender<C> {
     }
 
     fn transmit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
+        if self.controls_window()
+            && self.phase == Phase::Open
+            && self.sb.pipe() == 0
+            && !self.pace.is_armed()
+            && self.may_send_new(now, cfg.max_window)
+        {
+            self.tx_start(now, cfg);
+        }
         // Paced: at most one packet now, the next one a gap later.
         let gap = if cfg.pacing != Pacing::Off || C::PACES { self.pacing_gap(now, cfg) } else { None };
         if gap.is_some() && self.pace.is_armed() {
@@ -789,6 +797,14 @@ impl<C: CongestionControl> Sender<C> {
             self.record_transmissions(idle, now, &out[before..]);
             self.check_app_limited(now, cwnd);
         }
+    }
+
+    /// About to send with nothing in flight: the controller's restart after idle (`CA_EVENT_TX_START`).
+    #[cold]
+    fn tx_start(&mut self, now: Time, cfg: &TcpConfig) {
+        let app_limited = self.rate.as_ref().is_some_and(|r| r.app_limited());
+        let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
+        self.cc.on_tx_start(&mut self.win, app_limited, &ctx);
     }
 
     /// Each packet just sent gets its delivery-rate record (ns-3's `SkbSent`), and its scoreboard entry

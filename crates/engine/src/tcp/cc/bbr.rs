@@ -25,11 +25,16 @@
 //! - `aggregation`: ns-3 measures the ACK epoch in whole seconds (`uint32_t epochProp`, so the expected
 //!   delivery is almost always 0) and restarts it every 4,096 bytes; `"linux"` uses the exact elapsed
 //!   time and restarts every 2^20 segments (`bbr_ack_epoch_acked_reset_thresh`); `"off"` adds nothing.
+//! - `idle_restart`: sending with nothing in flight outside loss recovery (`CA_EVENT_TX_START`) restarts
+//!   BBR (pacing at the estimate in PROBE_BW, an overdue PROBE_RTT ended, the ACK epoch restarted, no
+//!   PROBE_RTT until a delivery) when `TcpBbr::m_appLimited` is set, which in ns-3 3.44 only PROBE_RTT sets
+//!   and nothing clears (`"ns-3"`), or while the rate sampler marks the connection application-limited, as
+//!   Linux's `tp->app_limited` (`"linux"`); `"off"` never. ns-3 sends the first retransmission after a
+//!   timeout outside `SendPendingData`, so a timeout's own restart is not one.
 //!
 //! Also as ns-3 (fixed): rate samples shorter than the smallest smoothed RTT are invalid; the first
 //! PROBE_BW phase is drawn from 6 of the 8 (ns-3's `GetValue(0, 6)` truncated); PROBE_RTT does not mark
-//! the sender app-limited for rate samples; the restart after idle (`CA_EVENT_TX_START`) is not modelled;
-//! before an RTT sample the pacing rate is the initial window per millisecond × `high_gain` (the minimum
+//! the sender app-limited for rate samples; before an RTT sample the pacing rate is the initial window per millisecond × `high_gain` (the minimum
 //! RTT rounded down to whole milliseconds once there is one). ECN-Echo sets nothing (BBR v1 ignores it).
 
 use super::{AckSeen, CcContext, CongestionControl, Controller, Signal, Window};
@@ -65,7 +70,22 @@ pub enum Aggregation {
     Off,
 }
 
-name_params!(RecoveryExit, Aggregation);
+/// When a send with nothing in flight restarts BBR after idle (`CA_EVENT_TX_START`).
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum IdleRestart {
+    /// ns-3 3.44: once the flow has been in PROBE_RTT (`TcpBbr::m_appLimited`, which only
+    /// `HandleProbeRTT` sets and nothing clears).
+    #[default]
+    #[serde(rename = "ns-3")]
+    Ns3,
+    /// Linux: while the rate sampler marks the connection application-limited (`tp->app_limited`).
+    Linux,
+    /// Never.
+    Off,
+}
+
+name_params!(RecoveryExit, Aggregation, IdleRestart);
 
 params! {
     /// BBR v1 (Cardwell et al. 2016; ns-3's `TcpBbr`): paces at its estimate of the bottleneck bandwidth
@@ -85,6 +105,9 @@ params! {
         aggregation: Aggregation = Aggregation::Ns3, Rule::names(&["ns-3", "linux", "off"]);
         /// The window when fast recovery ends: `"ssthresh"` (ns-3) or `"restore"` (Linux).
         recovery_exit: RecoveryExit = RecoveryExit::Ssthresh, Rule::names(&["ssthresh", "restore"]);
+        /// When sending with nothing in flight restarts BBR after idle: `"ns-3"` (once the flow has been
+        /// in PROBE_RTT), `"linux"` (while application-limited) or `"off"`.
+        idle_restart: IdleRestart = IdleRestart::Ns3, Rule::names(&["ns-3", "linux", "off"]);
     }
 }
 
@@ -180,6 +203,7 @@ pub struct BbrState {
     extra_acked_window: u32,
     aggregation: Aggregation,
     recovery_exit: RecoveryExit,
+    idle_restart_rule: IdleRestart,
     rng: Rng,
 
     initialized: bool,
@@ -210,6 +234,8 @@ pub struct BbrState {
     cycle_stamp: Time,
     cycle_index: usize,
     idle_restart: bool,
+    /// The flow has been in PROBE_RTT (ns-3's `m_appLimited` is set).
+    probe_rtt_seen: bool,
     /// Segments delivered so far (the rate sampler's count).
     delivered: u64,
     extra_acked: [f64; 2],
@@ -235,6 +261,7 @@ impl Controller for Bbr {
             extra_acked_window: s.extra_acked_window,
             aggregation: s.aggregation,
             recovery_exit: s.recovery_exit,
+            idle_restart_rule: s.idle_restart,
             rng,
             initialized: false,
             initial_cwnd: 0.0,
@@ -262,6 +289,7 @@ impl Controller for Bbr {
             cycle_stamp: 0,
             cycle_index: 0,
             idle_restart: false,
+            probe_rtt_seen: false,
             delivered: 0,
             extra_acked: [0.0; 2],
             extra_acked_rounds: 0,
@@ -441,6 +469,7 @@ impl BbrState {
             self.probe_rtt_done = None;
         }
         if self.mode == Mode::ProbeRtt {
+            self.probe_rtt_seen = true;
             match self.probe_rtt_done {
                 None if f64::from(ctx.pipe) <= MIN_PIPE_CWND => {
                     self.probe_rtt_done = Some(ctx.now + self.probe_rtt_duration);
@@ -588,6 +617,33 @@ impl CongestionControl for Bbr {
         self.high_tx = ack.snd_nxt;
     }
 
+    /// ns-3's and Linux's `CwndEvent(CA_EVENT_TX_START)`: restarting after idle, BBR paces at the estimated
+    /// bandwidth in PROBE_BW, ends a PROBE_RTT that has served its time, and restarts the ACK-aggregation
+    /// epoch; `idle_restart` keeps PROBE_RTT from starting until something is delivered.
+    fn on_tx_start(&mut self, w: &mut Window, app_limited: bool, ctx: &CcContext) {
+        let s = &mut *self.0;
+        let restart = match s.idle_restart_rule {
+            IdleRestart::Ns3 => s.probe_rtt_seen,
+            IdleRestart::Linux => app_limited,
+            IdleRestart::Off => false,
+        };
+        if !restart || !s.initialized {
+            return;
+        }
+        s.idle_restart = true;
+        s.ack_epoch_time = ctx.now;
+        s.ack_epoch_acked = 0.0;
+        match s.mode {
+            Mode::ProbeBw => s.set_pacing_rate(w, 1.0, None),
+            Mode::ProbeRtt if s.probe_rtt_round_done && s.probe_rtt_done.is_some_and(|d| ctx.now > d) => {
+                s.min_rtt_stamp = ctx.now;
+                w.cwnd = w.cwnd.max(s.prior_cwnd);
+                s.exit_probe_rtt(ctx.now);
+            }
+            _ => {}
+        }
+    }
+
     fn control(&mut self, w: &mut Window, rs: &RateSample, delivered: u64, ctx: &CcContext) {
         let s = &mut *self.0;
         if !s.initialized {
@@ -701,5 +757,37 @@ mod tests {
         let target = 2.0 * 40.0 + 3.0 + 40.0 + if b.cycle_index == 0 { 2.0 } else { 0.0 };
         assert!((b.target_cwnd - target).abs() < 1e-6, "{}", b.target_cwnd);
         assert!(w.cwnd <= b.target_cwnd && w.cwnd >= MIN_PIPE_CWND, "{}", w.cwnd);
+    }
+
+    /// `CA_EVENT_TX_START` in PROBE_BW: the pacing rate drops to the bandwidth estimate (gain 1) and PROBE_RTT
+    /// is held off, under ns-3's rule only once the flow has been in PROBE_RTT, under Linux's only while
+    /// application-limited, never with `"off"`.
+    #[test]
+    fn a_restart_after_idle_paces_at_the_estimate() {
+        for (rule, seen, app_limited, restarts) in [
+            (IdleRestart::Ns3, false, true, false),
+            (IdleRestart::Ns3, true, false, true),
+            (IdleRestart::Linux, true, false, false),
+            (IdleRestart::Linux, false, true, true),
+            (IdleRestart::Off, true, true, false),
+        ] {
+            let mut b = bbr(3);
+            let est = RttEstimator::default();
+            let mut w = Window { cwnd: 10.0, ssthresh: f64::INFINITY };
+            b.idle_restart_rule = rule;
+            b.initialized = true;
+            b.pipe_filled = true;
+            b.bw = MaxFilter::new(10, 1000.0);
+            b.enter_probe_bw(0);
+            b.pacing_gain = 1.25;
+            b.pacing_rate = 1.25 * 990.0;
+            b.probe_rtt_seen = seen;
+            let ctx = CcContext { now: from_secs(5.0), ..test_context(&est, 0) };
+            b.on_tx_start(&mut w, app_limited, &ctx);
+            let expected = if restarts { 990.0 } else { 1.25 * 990.0 };
+            assert!((b.pacing_rate() - expected).abs() < 1e-9, "{rule:?}: {}", b.pacing_rate());
+            assert_eq!(b.idle_restart, restarts, "{rule:?}");
+            assert_eq!(b.ack_epoch_time == from_secs(5.0), restarts, "{rule:?}");
+        }
     }
 }

@@ -136,6 +136,11 @@ pub trait CongestionControl {
     /// After every ACK (`CONTROLS_WINDOW` only): its rate sample and the segments delivered so far.
     fn control(&mut self, _w: &mut Window, _rs: &RateSample, _delivered: u64, _ctx: &CcContext) {}
 
+    /// The sender is about to send with nothing in flight outside loss recovery (`CONTROLS_WINDOW` only;
+    /// ns-3's and Linux's `CA_EVENT_TX_START`); `app_limited`: the rate sampler marks the connection
+    /// application-limited.
+    fn on_tx_start(&mut self, _w: &mut Window, _app_limited: bool, _ctx: &CcContext) {}
+
     /// The gap to keep between two transmissions, or `None` to send as fast as the window allows. Called
     /// once per transmission opportunity, so a controller may draw random gaps from its stream.
     fn pacing_gap(&mut self, _w: &Window, _ctx: &CcContext) -> Option<Time> {
@@ -304,6 +309,9 @@ impl CongestionControl for AnyCc {
     }
     fn control(&mut self, w: &mut Window, rs: &RateSample, delivered: u64, ctx: &CcContext) {
         each_cc!(self, c => c.control(w, rs, delivered, ctx))
+    }
+    fn on_tx_start(&mut self, w: &mut Window, app_limited: bool, ctx: &CcContext) {
+        each_cc!(self, c => c.on_tx_start(w, app_limited, ctx))
     }
 }
 
