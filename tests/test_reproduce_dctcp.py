@@ -103,6 +103,7 @@ def paper_world(labels: Dict[str, Any], seed: int, exp: str) -> Dict[str, Any]:
         n, cc = labels["n"], labels["cc"]
         onset = (10 if cc == "tcp" else 35) if base == "fig18" else (10 if cc == "tcp" else 100)
         extra = {"timeouts_per_query": (0.5 if n > onset else 0.0) + abs(eps),
+                 "lost_retransmission_per_query": 0.0, "few_dupacks_per_query": 0.0,
                  "rct_p50_s": 0.0083 + eps / 100, "rct_mean_s": 0.009, "rounds": 100}
     return {"summary": {"utilization": u}, "extra": extra}
 

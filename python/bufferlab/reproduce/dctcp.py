@@ -179,11 +179,14 @@ def queue_stats(res: Any) -> Dict[str, Any]:
 
 
 def incast_stats(res: Any) -> Dict[str, Any]:
-    """Timeouts per query and the query completion times."""
+    """Timeouts per query (all, after a lost retransmission, for too few duplicate ACKs) and the query
+    completion times."""
     g = res.groups.iloc[0]
     rounds = max(1, int(g["incast_rounds"] or 0))
-    return {"timeouts_per_query": float(g["timeouts"]) / rounds, "rct_p50_s": float(g["rct_p50_s"]),
-            "rct_mean_s": float(g["rct_mean_s"]), "rounds": rounds}
+    return {"timeouts_per_query": float(g["timeouts"]) / rounds,
+            "lost_retransmission_per_query": float(g["timeouts_lost_retransmission"]) / rounds,
+            "few_dupacks_per_query": float(g["timeouts_insufficient_dupacks"]) / rounds,
+            "rct_p50_s": float(g["rct_p50_s"]), "rct_mean_s": float(g["rct_mean_s"]), "rounds": rounds}
 
 
 # ------------------------------------------------------------------------------------------- experiments
@@ -449,10 +452,11 @@ def d9(ctx: Context) -> Outcome:
         f = ctx["fig18"]
         why = ("TCP's timeouts per query by servers: " + ", ".join(
             f"{n}: {_m(_est(f, 'timeouts_per_query', n=n, cc='tcp'))}" for n in INCAST_NS)
-            + ". At 8 and 10 servers most are timeouts on a lost retransmission (4 to 11 per 100 queries in "
-            "each seed, by the engine's count of causes); in one seed of 4 servers nearly every query ends in "
-            "timeouts for too few duplicate ACKs (296 in 100 queries), the persistent connections' windows "
-            "carrying over from query to query. Not traced further (experiment fig18)")
+            + ". Of these, after a lost retransmission / for too few duplicate ACKs (the engine's causes): "
+            + ", ".join(f"{n}: {_m(_est(f, 'lost_retransmission_per_query', n=n, cc='tcp'))} / "
+                        f"{_m(_est(f, 'few_dupacks_per_query', n=n, cc='tcp'))}" for n in (4, 8, 10))
+            + "; the persistent connections' windows carry over from query to query. Not traced further "
+            "(experiment fig18)")
     return Outcome(tests, why, _alts(ctx, _d9_tests, "fig18"))
 
 
