@@ -153,6 +153,10 @@ PINNED = {
     "v51-bbr-vs-cubic-droptail-half-bdp@7": "dee0dc6889eb6673483e8138d3c0b970",
     "v52-bbr-vs-cubic-droptail-4bdp@1": "d524dfcfc229582fb606177c1ea6c156",
     "v52-bbr-vs-cubic-droptail-4bdp@7": "40b498358d9850c51c2e1a63f2ceced2",
+    "v53-1flow-bbr-droptail-1bdp@1": "c57ddb26ef67fcbc0a91d37b3ca86453",
+    "v53-1flow-bbr-droptail-1bdp@7": "01ddc1e37f7b51548df81cabcec49882",
+    "v54-bbr-vs-cubic-droptail-1bdp@1": "fdc102fa52f9dd341f09f0ba271c97be",
+    "v54-bbr-vs-cubic-droptail-1bdp@7": "90aedc12c044cc1c7c4ea6379c92678f",
 }
 VARIANT_PINS = {
     "ared-given": "e760167baf95cf0707b1c763de36942a",
