@@ -321,6 +321,13 @@ def test_the_check_against_a_committed_table(tmp_path: Path) -> None:
     assert check_against(moved, committed) == []
     moved["claims"][0]["tests"][0]["comparable"] = False  # another design in quick mode: not compared
     assert check_against(moved, committed) == []
+    # Two seeds that agree exactly give a zero-width interval: it is taken a millionth of the mean wide, so a
+    # committed mean differing in the seventh digit is not a regression, one differing in the fourth is.
+    steady = _doc()
+    steady["claims"][0]["tests"][0].update(mean=0.9 * (1 + 4e-7), low=0.9 * (1 + 4e-7), high=0.9 * (1 + 4e-7))
+    assert check_against(steady, committed) == []
+    steady["claims"][0]["tests"][0].update(mean=0.9001, low=0.9001, high=0.9001)
+    assert len(check_against(steady, committed)) == 1
     lost = _doc()
     lost["claims"][0]["verdict"] = vd.DIFFERS
     assert check_against(lost, committed)[0] == f"T1: held in {committed}, now differs"

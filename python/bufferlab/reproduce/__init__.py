@@ -211,14 +211,25 @@ def _pairs(doc: Dict[str, Any], committed: Dict[str, Any]) -> List[tuple]:
             and t.get("low") is not None and t.get("high") is not None]
 
 
+#: The narrowest a sampled interval is taken to be, relative to its mean: seeds that agree to six digits (a
+#: quantity the seed hardly moves, such as a full link's goodput) are no evidence against a mean that
+#: differs in the seventh.
+RESOLUTION = 1e-6
+
+
 def _widened(t: Dict[str, Any], m: int) -> tuple:
     """``t``'s 95 % interval widened to the level 1 − 0.05/m (Bonferroni over ``m`` compared tests): the
-    half-widths scaled by :func:`bufferlab.stats.bonferroni_factor`. An exact number stays exact."""
+    half-widths scaled by :func:`bufferlab.stats.bonferroni_factor`, and at least :data:`RESOLUTION` of the
+    mean. An exact number (one value) stays exact."""
     n = int(t.get("n") or 0)
-    if n < 2 or m <= 1 or t["low"] == t["high"]:
+    if n < 2:
         return t["low"], t["high"]
-    k = bonferroni_factor(n, m)
-    return t["mean"] - k * (t["mean"] - t["low"]), t["mean"] + k * (t["high"] - t["mean"])
+    mean, low, high = t["mean"], t["low"], t["high"]
+    if m > 1 and low != high:
+        k = bonferroni_factor(n, m)
+        low, high = mean - k * (mean - low), mean + k * (high - mean)
+    floor = RESOLUTION * abs(mean)
+    return min(low, mean - floor), max(high, mean + floor)
 
 
 def read_claims(committed: Path) -> Dict[str, Any]:
