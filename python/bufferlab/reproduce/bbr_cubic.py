@@ -19,8 +19,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
-
 from bufferlab.models import bbr_share
 from bufferlab.reproduce.claims import (
     Claims,
@@ -37,7 +35,7 @@ from bufferlab.reproduce.claims import (
     le,
     paired_by_seed,
 )
-from bufferlab.reproduce.plotting import FigureSet
+from bufferlab.reproduce.plotting import FigureSet, errorbar
 from bufferlab.reproduce.runner import Task
 
 NAME = "bbr-cubic"
@@ -465,12 +463,6 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     """Figs. 1b, 8 and the many-Cubic runs (means over seeds, 95 % intervals); PNG + SVG."""
     figs = FigureSet(out)
     plt = figs.plt
-
-    def errorbar(ax: Any, xs: Sequence[float], ests: Sequence[Estimate], **kw: Any) -> None:
-        m = np.array([e.mean for e in ests])
-        lo, hi = m - np.array([e.low for e in ests]), np.array([e.high for e in ests]) - m
-        lo[~np.isfinite(lo)], hi[~np.isfinite(hi)] = 0.0, 0.0
-        ax.errorbar(xs, m, yerr=[lo, hi], marker="o", ms=4, capsize=2, **kw)
 
     def dress(ax: Any, xlabel: str, title: str) -> None:
         ax.set_xscale("log", base=2)

@@ -34,7 +34,7 @@ from bufferlab.reproduce.claims import (
     paired_by_seed,
     ratio,
 )
-from bufferlab.reproduce.plotting import FigureSet
+from bufferlab.reproduce.plotting import FigureSet, errorbar
 from bufferlab.reproduce.runner import Task
 
 NAME = "dctcp"
@@ -640,12 +640,6 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
     """Figs. 12, 13-14 and 18 (means over seeds, 95 % intervals); PNG + SVG."""
     figs = FigureSet(out)
     plt = figs.plt
-
-    def errorbar(ax: Any, xs: Sequence[float], ests: Sequence[Estimate], **kw: Any) -> None:
-        m = np.array([e.mean for e in ests])
-        lo, hi = m - np.array([e.low for e in ests]), np.array([e.high for e in ests]) - m
-        lo[~np.isfinite(lo)], hi[~np.isfinite(hi)] = 0.0, 0.0
-        ax.errorbar(xs, m, yerr=[lo, hi], marker="o", ms=4, capsize=2, **kw)
 
     f12 = results["fig12"]
     fig, ax = plt.subplots(figsize=(6, 3.8))

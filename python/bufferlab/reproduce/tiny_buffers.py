@@ -17,8 +17,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
-
 from bufferlab.models import enachescu, queueing
 from bufferlab.reproduce.claims import (
     HOLDS,
@@ -37,7 +35,7 @@ from bufferlab.reproduce.claims import (
     lt,
     paired_by_seed,
 )
-from bufferlab.reproduce.plotting import FigureSet
+from bufferlab.reproduce.plotting import FigureSet, errorbar
 from bufferlab.reproduce.runner import Task
 
 NAME = "tiny-buffers"
@@ -788,14 +786,6 @@ def figures(results: Dict[str, List[Dict[str, Any]]], out: Path) -> List[Tuple[s
         ax.set_ylim(0, top)
         ax.grid(alpha=0.3)
         ax.legend()
-
-    def errorbar(ax: Any, xs: Sequence[float], ests: Sequence[Estimate], **kw: Any) -> None:
-        m = np.array([e.mean for e in ests])
-        lo = m - np.array([e.low for e in ests])
-        hi = np.array([e.high for e in ests]) - m
-        lo[~np.isfinite(lo)] = 0.0
-        hi[~np.isfinite(hi)] = 0.0
-        ax.errorbar(xs, m, yerr=[lo, hi], marker="o", ms=4, capsize=2, **kw)
 
     f1 = results["fig1"] + results["fig1_key"] + results["fig1_reno40"]
     f4 = f1 + results["fig4"]
