@@ -34,6 +34,7 @@ from bufferlab.reproduce.claims import (
     ge,
     le,
     paired_by_seed,
+    table_row,
 )
 from bufferlab.reproduce.plotting import FigureSet, errorbar
 from bufferlab.reproduce.runner import Task
@@ -415,11 +416,6 @@ def m2(ctx: Context) -> Outcome:
 # ------------------------------------------------------------------------------------------- tables
 
 
-def _row(label: str, ests: Sequence[Any]) -> str:
-    return f"| {label} | " + " | ".join(
-        (str(e) if e.defined else "-") if isinstance(e, Estimate) else str(e) for e in ests) + " |"
-
-
 def tables(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
     """Fig. 8's points: the engine's BBR share beside eq. (10)'s, per network and flow count."""
     lines = []
@@ -435,7 +431,7 @@ def tables(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
             cells: List[Any] = []
             for n in N_BBR:
                 cells += [_share(results[exp], n=n, x=x), f"{model(n, q, net):.3f}"]
-            lines.append(_row(f"{x} ({q})", cells))
+            lines.append(table_row(f"{x} ({q})", cells))
         lines.append("")
     return lines
 
@@ -445,13 +441,14 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
     a, alt, many, alt_many = results["fig8a"], results["alt_fig8a"], results["many"], results["alt_many"]
     lines = ["One BBR flow against one Cubic flow after convergence (BBR's share) under each reading:", "",
              "| reading | " + " | ".join(f"X = {x}" for x in X_GRID) + " |", "|---|" + "---|" * len(X_GRID),
-             _row("principal (Linux 4.13 BBR, power-of-two queue)", [_share(a, n=1, x=x) for x in X_GRID])]
-    lines += [_row(name, [_share(alt, n=1, x=x, reading=r) for x in X_GRID])
+             table_row("principal (Linux 4.13 BBR, power-of-two queue)",
+                       [_share(a, n=1, x=x) for x in X_GRID])]
+    lines += [table_row(name, [_share(alt, n=1, x=x, reading=r) for x in X_GRID])
               for r, (name, _c) in READINGS.items()]
     lines += ["", "One BBR flow against k Cubic flows, 32 BDPs (BBR's share):", "",
               "| reading | " + " | ".join(f"k = {k}" for k in CUBICS) + " |", "|---|" + "---|" * len(CUBICS),
-              _row("principal", [_share(many, cubics=k) for k in CUBICS])]
-    lines += [_row(name, [_share(alt_many, cubics=k, reading=r) for k in CUBICS])
+              table_row("principal", [_share(many, cubics=k) for k in CUBICS])]
+    lines += [table_row(name, [_share(alt_many, cubics=k, reading=r) for k in CUBICS])
               for r, (name, _c) in READINGS.items()]
     return lines
 

@@ -46,7 +46,7 @@ from bufferlab.stats import mean_interval, t_quantile, welch_df, welch_interval
 
 __all__ = ["HOLDS", "HOLDS_UNDER", "DIFFERS", "INCONCLUSIVE", "NOT_TESTABLE", "VERDICTS", "Estimate",
            "estimate", "exact", "difference", "paired_difference", "paired_by_seed", "ratio", "slope",
-           "select", "all_hold", "Region", "ge", "gt",
+           "select", "all_hold", "table_row", "Region", "ge", "gt",
            "le", "lt", "between", "Test", "Reading", "Outcome", "Claim", "Claims", "Context", "Evaluated",
            "claims_markdown", "tally"]
 
@@ -417,6 +417,13 @@ def claims_markdown(evaluated: Sequence[Evaluated]) -> List[str]:
         lines.append(f"| {c.id} | {_cell(c.text)} | {_cell(c.paper)} ({_cell(c.where)}) | "
                      f"{_tests_cell(e.outcome.tests) or '-'} | {verdict} | {others} |")
     return lines
+
+
+def table_row(label: str, cells: Sequence[Any]) -> str:
+    """A markdown table row: ``label``, then each cell, an :class:`Estimate` (``-`` when undefined) or as
+    written."""
+    return f"| {label} | " + " | ".join(
+        (str(c) if c.defined else "-") if isinstance(c, Estimate) else str(c) for c in cells) + " |"
 
 
 def tally(evaluated: Sequence[Evaluated]) -> Dict[str, int]:

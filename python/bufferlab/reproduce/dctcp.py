@@ -33,6 +33,7 @@ from bufferlab.reproduce.claims import (
     le,
     paired_by_seed,
     ratio,
+    table_row,
 )
 from bufferlab.reproduce.plotting import FigureSet, errorbar
 from bufferlab.reproduce.runner import Task
@@ -585,11 +586,6 @@ def m2(ctx: Context) -> Outcome:
 # ------------------------------------------------------------------------------------------- tables
 
 
-def _row(label: str, ests: Sequence[Any]) -> str:
-    return f"| {label} | " + " | ".join(
-        (str(e) if e.defined else "-") if isinstance(e, Estimate) else str(e) for e in ests) + " |"
-
-
 def tables(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
     """Fig. 12's analysis beside the engine, and the incast counts of Fig. 18."""
     f12 = results["fig12"]
@@ -598,7 +594,7 @@ def tables(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
              "Q_min (eq. 12) | p1 | mean queue |", "|---|---|---|---|---|---|---|---|---|"]
     for n in FIG12_NS:
         s = steady(n)
-        lines.append(_row(str(n), [f"{s.q_max:g}", _est(f12, "q_max", n=n), f"{s.queue_amplitude:.1f}",
+        lines.append(table_row(str(n), [f"{s.q_max:g}", _est(f12, "q_max", n=n), f"{s.queue_amplitude:.1f}",
                                    f"{s.queue_amplitude_approx:.1f}", _swing(f12, n=n), f"{s.q_min:.1f}",
                                    _est(f12, "q_p01", n=n), _est(f12, "q_mean", n=n)]))
     for exp, what in (("fig18", "Fig. 18 (1 Gb/s, 100 packets static"),
@@ -610,7 +606,7 @@ def tables(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
         for n in INCAST_NS:
             cells = [_est(recs, "timeouts_per_query", n=n, cc=c) for c in ("tcp", "dctcp")]
             cells += [_ms(recs, "rct_mean_s", n=n, cc=c) for c in ("tcp", "dctcp")]
-            lines.append(_row(str(n), cells))
+            lines.append(table_row(str(n), cells))
     return lines
 
 
@@ -629,7 +625,7 @@ def sensitivity(results: Dict[str, List[Dict[str, Any]]]) -> List[str]:
              ("Fig. 18 DCTCP timeouts per query, 8 servers", "fig18",
               lambda recs, **kw: _est(recs, "timeouts_per_query", n=8, cc="dctcp", **kw))]
     for label, exp, fn in pairs:
-        lines.append(_row(label, [fn(results[exp]), fn(results[f"alt_{exp}"], reading=r)]))
+        lines.append(table_row(label, [fn(results[exp]), fn(results[f"alt_{exp}"], reading=r)]))
     return lines
 
 
