@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -466,6 +466,14 @@ def _run_engine(sim: Any, bar: Any, on_step: Optional[Callable[[], None]] = None
     return state["result"]
 
 
+def engine_table(columns: Sequence[Tuple[str, str, Any]]) -> pd.DataFrame:
+    """A DataFrame from the engine's columns: ``(name, "<i8" | "<f8", little-endian bytes)`` or ``(name,
+    "json", a JSON list)``, typed as the same table given as a list of records would be (the engine types
+    each column that way), without a Python object per row for numeric columns."""
+    return pd.DataFrame({name: json.loads(data) if kind == "json" else np.frombuffer(data, dtype=kind)
+                         for name, kind, data in columns})
+
+
 #: Quantiles at which each port's queueing-delay distribution is kept (``Results.delay_cdf``).
 DELAY_QUANTILES = np.concatenate([np.linspace(0.0, 0.99, 100), [0.995, 0.999, 1.0]])
 
@@ -510,8 +518,8 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
     started = time.perf_counter()
     bar = _progress_bar(sim.duration_s(), progress)
     try:
-        text, time_s, queue, port_queues, cwnd = _run_engine(sim, bar, lambda: collector.drain(sim),
-                                                             before_finish)
+        text, flows, fct_records, time_s, queue, port_queues, cwnd = _run_engine(
+            sim, bar, lambda: collector.drain(sim), before_finish)
     finally:
         if bar is not None:
             bar.close()
@@ -528,10 +536,10 @@ def run(scenario: ScenarioLike, overrides: Iterable[str] = (), progress: Optiona
                                     for name, q in zip(ports.get("name", []), port_queues)}})
     cwnd_series = pd.DataFrame({"time_s": t, **{f"flow_{i}": np.frombuffer(c, dtype="<f8")
                                                 for i, c in enumerate(cwnd)}}) if cwnd else pd.DataFrame()
-    return Results(summary=data["summary"], flows=pd.DataFrame(data["flows"]), udp=pd.DataFrame(data["udp"]),
+    return Results(summary=data["summary"], flows=engine_table(flows), udp=pd.DataFrame(data["udp"]),
                    queue_series=queue_series, cwnd_series=cwnd_series, scenario=spec, wall_s=wall,
                    heap_peak_bytes=heap_peak, ports=ports, groups=pd.DataFrame(data["groups"]),
-                   fct=pd.DataFrame(data["fct"]), fct_records=pd.DataFrame(data["fct_records"]),
+                   fct=pd.DataFrame(data["fct"]), fct_records=engine_table(fct_records),
                    events=collector.frame(list(ports["name"])) if "trace" in spec else pd.DataFrame(),
                    trace=extra.get("trace", {}),
                    delay_cdf=pd.DataFrame([{"port": name, "q": q, "delay_s": d}

@@ -4,8 +4,8 @@
 //! [`SLICE`] of wall time, and between slices runs Python's signal handlers, so Ctrl-C raises
 //! `KeyboardInterrupt` out of `advance` within a fraction of a second whatever the scenario; the
 //! simulation stays consistent, and `finish(partial=True)` then returns what was measured so far.
-//! `finish()` returns the summary and flows as JSON text and the time series as little-endian `f64`
-//! bytes (read with `numpy.frombuffer`).
+//! `finish()` returns the summary as JSON text, the per-flow tables column by column (`table`), and the
+//! time series as little-endian `f64` bytes (read with `numpy.frombuffer`).
 
 use bufferlab_engine::{config_from_json, time};
 use pyo3::create_exception;
@@ -15,6 +15,7 @@ use pyo3::types::PyBytes;
 use std::time::{Duration, Instant};
 
 mod heap;
+mod table;
 
 #[global_allocator]
 static ALLOCATOR: heap::Counting = heap::Counting;
@@ -47,6 +48,22 @@ fn le_bytes<'py, T: Copy, const N: usize>(
 }
 
 type Columns<'py> = Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>;
+
+/// A result table for Python: (name, `"<i8"` | `"<f8"` | `"json"`, little-endian bytes or a JSON list).
+type Table<'py> = Vec<(String, &'static str, Bound<'py, PyAny>)>;
+
+/// `rows` as a [`Table`] (`table::columns`).
+fn table<'py, T: serde::Serialize>(py: Python<'py>, rows: &[T]) -> PyResult<Table<'py>> {
+    let cols = table::columns(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(cols
+        .into_iter()
+        .map(|(name, col)| match col {
+            table::Column::Int(v) => (name, "<i8", le_bytes(py, &v, i64::to_le_bytes).into_any()),
+            table::Column::Float(v) => (name, "<f8", f64_bytes(py, &v).into_any()),
+            table::Column::Json(t) => (name, "json", pyo3::types::PyString::new(py, &t).into_any()),
+        })
+        .collect())
+}
 
 /// A running simulation of one scenario.
 #[pyclass(module = "bufferlab._engine")]
@@ -124,10 +141,11 @@ impl Simulation {
         Ok((e.memory_bytes(), e.events()))
     }
 
-    /// Run to the end (interruptible, as `advance`) and return (results JSON without series, time_s,
-    /// queue_pkts, [queue per port when there are several], [cwnd per flow]). With `partial=True`, stop
-    /// where the run is instead: the statistics cover [warmup, now] and `summary.partial` is true; raises
-    /// `RuntimeError` if the warm-up has not ended yet (nothing was measured).
+    /// Run to the end (interruptible, as `advance`) and return (results JSON without series, flows and
+    /// flow-completion records as [`Table`]s, time_s, queue_pkts, [queue per port when there are several],
+    /// [cwnd per flow]). With `partial=True`, stop where the run is instead: the statistics cover
+    /// [warmup, now] and `summary.partial` is true; raises `RuntimeError` if the warm-up has not ended yet
+    /// (nothing was measured).
     #[allow(clippy::type_complexity)]
     #[pyo3(signature = (partial=false))]
     fn finish<'py>(
@@ -136,6 +154,8 @@ impl Simulation {
         partial: bool,
     ) -> PyResult<(
         String,
+        Table<'py>,
+        Table<'py>,
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
         Vec<Bound<'py, PyBytes>>,
@@ -159,19 +179,27 @@ impl Simulation {
             .ok_or_else(|| PyRuntimeError::new_err("the simulation has already finished"))?;
         let mut results = py.detach(|| sim.finish_now()).expect("the window was checked, or the run is over");
         let series = std::mem::take(&mut results.series);
+        let flows = table(py, &std::mem::take(&mut results.flows))?;
+        let fct_records = table(py, &std::mem::take(&mut results.fct_records))?;
         let text = serde_json::to_string(&serde_json::json!({
             "summary": results.summary,
-            "flows": results.flows,
             "ports": results.ports,
             "groups": results.groups,
             "fct": results.fct,
-            "fct_records": results.fct_records,
             "udp": results.udp,
         }))
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         let cwnd = series.cwnd.iter().map(|c| f64_bytes(py, c)).collect();
         let ports = series.port_queue.iter().map(|q| f64_bytes(py, q)).collect();
-        Ok((text, f64_bytes(py, &series.time_s), f64_bytes(py, &series.queue_pkts), ports, cwnd))
+        Ok((
+            text,
+            flows,
+            fct_records,
+            f64_bytes(py, &series.time_s),
+            f64_bytes(py, &series.queue_pkts),
+            ports,
+            cwnd,
+        ))
     }
 
     /// The trace's event records gathered since the last call, as a list of (column, numpy dtype,
