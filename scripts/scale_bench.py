@@ -5,7 +5,8 @@
 Each scenario: NewReno/SACK flows of 1,500-byte packets with RTTs spread over [80, 120] ms, starting
 uniformly over the first second, through a DropTail port of C·RTT/√N packets (Appenzeller et al.'s rule).
 Peak memory is the process's VmHWM (what Linux counts as its resident peak) beside the memory estimate
-`bufferlab.resolve` gives before the run.
+`bufferlab.resolve` gives, taken in this process (the resolved scenario, every flow's draws included, is
+not part of a run).
 
     python3 scripts/scale_bench.py [--only 10000,100000,1000000] [--json out.json]
 """
@@ -17,6 +18,8 @@ import math
 import subprocess
 import sys
 
+import bufferlab
+
 #: (flows, rate in b/s, simulated seconds)
 CASES = ((10_000, 10e9, 3.0), (100_000, 10e9, 3.0), (1_000_000, 100e9, 1.5))
 
@@ -24,7 +27,6 @@ CHILD = r"""
 import json, sys, time
 import bufferlab
 sc = json.loads(sys.argv[1])
-estimate = bufferlab.resolve(sc)["estimate"]
 t0 = time.perf_counter()
 res = bufferlab.run(sc, progress=False)
 wall = time.perf_counter() - t0
@@ -33,7 +35,7 @@ hwm = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if 
 print(json.dumps({"wall_s": wall, "engine_s": res.wall_s, "events": res.summary["events"],
                   "departures": res.summary["departures"], "utilization": res.summary["utilization"],
                   "loss_rate": res.summary["loss_rate"], "peak_rss_bytes": hwm, "rows": frames,
-                  "heap_peak_bytes": res.heap_peak_bytes, "estimate_bytes": estimate["memory_bytes"]}))
+                  "heap_peak_bytes": res.heap_peak_bytes}))
 """
 
 
@@ -61,7 +63,8 @@ def main() -> None:
         sc = scenario(flows, rate, seconds)
         out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(sc)], capture_output=True, text=True,
                              check=True)
-        r = {"flows": flows, "rate_bps": rate, "simulated_s": seconds, **json.loads(out.stdout)}
+        r = {"flows": flows, "rate_bps": rate, "simulated_s": seconds, **json.loads(out.stdout),
+             "estimate_bytes": bufferlab.resolve(sc)["estimate"]["memory_bytes"]}
         rows.append(r)
         print(f"{flows:>9,} flows, {rate / 1e9:g} Gb/s, {seconds:g} s simulated: wall {r['wall_s']:.1f} s "
               f"({r['wall_s'] / seconds:.1f} s per simulated s; engine {r['engine_s']:.1f} s), "

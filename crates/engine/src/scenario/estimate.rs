@@ -17,27 +17,29 @@ use crate::units::Bytes;
 use serde::Deserialize;
 
 /// Bytes per flow slot over a run: configuration, sender, receiver, pipes, event-queue entries and the
-/// initial window's packets (measured: about 1.7 KB for 10,000 to 1,000,000 flows, 2.1 KB with every flow
-/// starting at once).
-pub const FLOW_BYTES: f64 = 2_200.0;
-/// Bytes per row of the flow table once the run ends: the engine's results, the text handed to Python, its
-/// parsed records and the DataFrame built from them (measured through `bufferlab.run`: 4.4 KB per flow in
-/// all, engine included, for 200,000 flows, 5.2 KB in one run of five where the allocator's arenas
-/// fragmented; 3.5 KB for 1,000,000; `tests/test_scenario_limits.py`).
-pub const FLOW_RESULT_BYTES: f64 = 3_200.0;
+/// initial window's packets (measured: about 1.95 KB with every flow starting at once, 200,000 flows; 2.0
+/// KB at the peak of 10^6 flows starting over a second with most of them waiting out timeouts).
+pub const FLOW_BYTES: f64 = 2_000.0;
+/// Bytes per row of the flow table once the run ends: the engine's row, the columns handed to Python and
+/// the DataFrame built from them (measured through `bufferlab.run`, 200,000 flows: 0.23 KB of rows in the
+/// engine, 0.38 KB allocated by Python; `tests/test_scenario_limits.py`).
+pub const FLOW_RESULT_BYTES: f64 = 700.0;
 /// Bytes every run takes whatever its size: the engine's tables and the result tables Python builds
 /// (measured: about 60 KB and 80–150 KB for one flow through one port).
 pub const RUN_BYTES: f64 = 256e3;
+/// Bytes of the Python process a run lives in: the interpreter with numpy and pandas loaded (measured:
+/// 116 MB resident after a first small run). In the estimate so that it is never below a process's peak
+/// resident memory; the tests that hold the estimate to a run's own allocations leave it out.
+pub const PROCESS_BYTES: f64 = 128e6;
 /// Bytes per packet waiting in a queue or a pipe (the packet and its arrival time, in a ring buffer that
 /// may be up to twice its length).
 pub const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + std::mem::size_of::<Time>()) as f64;
 /// Bytes per sampled value until the run's series reach Python (the engine's vector up to twice its
 /// length, the bytes handed over, the copy Python keeps).
 pub const SAMPLE_BYTES: f64 = 32.0;
-/// Bytes per finished flow recorded one by one (`monitor.fct_records`): the engine's record, the text and
-/// JSON tree it is handed over in, Python's parsed record and DataFrame row (measured: about 700 B in the
-/// engine and 500 B in Python per record).
-pub const RECORD_BYTES: f64 = 1_300.0;
+/// Bytes per finished flow recorded one by one (`monitor.fct_records`): the engine's record and row, the
+/// columns handed to Python and the DataFrame built from them (five numbers each).
+pub const RECORD_BYTES: f64 = 300.0;
 /// Bytes per port of a `[leaf_spine]` (thousands of them): the engine's port with its statistics and the
 /// rows Python builds for it, its `ports` row and its delay quantiles. Measured through `bufferlab.run`:
 /// about 36 KB per port on 10,240 ports (4.2 KB in the engine), 75 KB on the 96 ports of the `leaf-spine`
@@ -123,6 +125,12 @@ impl Estimate {
         let mut e = Estimate::default();
         let secs = to_secs(cfg.duration);
         e.add_memory("duration", "the run's fixed costs".to_string(), 1.0, RUN_BYTES);
+        e.add_memory(
+            "limits.memory",
+            "the Python process (interpreter, numpy, pandas)".to_string(),
+            1.0,
+            PROCESS_BYTES,
+        );
         if cfg.network.fabric.is_some() {
             let ports = cfg.network.links.len() as f64;
             let what = format!("{} leaf-spine ports", count(ports));
