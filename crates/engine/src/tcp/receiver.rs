@@ -172,6 +172,11 @@ impl Receiver {
         i
     }
 
+    /// Drop the out-of-order blocks once the run is over.
+    pub fn release_buffers(&mut self) {
+        self.blocks = Vec::new();
+    }
+
     /// The ACK of everything received so far; the delayed-ACK count starts again.
     fn make_ack(&mut self, first_block: Option<usize>, cfg: &TcpConfig) -> Ack {
         self.unacked = 0;

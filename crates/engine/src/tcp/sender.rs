@@ -238,6 +238,13 @@ fn context<'a>(
 }
 
 impl<C: CongestionControl> Sender<C> {
+    /// Drop the per-segment state (scoreboard, delivery-rate records) once the run is over; the counters,
+    /// window and RTT estimate stay for the results.
+    pub fn release_buffers(&mut self) {
+        self.sb = Scoreboard::default();
+        self.rate = None;
+    }
+
     pub fn new(flow: u32, cc: C, cfg: &TcpConfig) -> Self {
         let ect_retransmits = cfg.ecn && cc.ecn_mode() == EcnMode::PerPacket;
         let sees_acks = C::SEES_ACKS && cc.sees_acks();
