@@ -96,6 +96,9 @@ impl Default for EventQueue {
     }
 }
 
+/// The most entries an emptied bucket keeps allocated (1 MB); larger ones are shrunk to it.
+const KEEP_CAPACITY: usize = 1 << 16;
+
 fn bucket(time: Time, last: Time) -> usize {
     64 - (time ^ last).leading_zeros() as usize
 }
@@ -131,7 +134,10 @@ impl EventQueue {
             for (t, e) in items.drain(..) {
                 self.put(t, e);
             }
-            self.buckets[b] = items; // keep the allocation
+            // Keep the allocation, up to a size: a bucket that once held millions of events (every flow's
+            // timer at 10^6 flows) would otherwise keep that much memory for the rest of the run.
+            items.shrink_to(KEEP_CAPACITY);
+            self.buckets[b] = items;
             if self.buckets[0].len() > 1 {
                 self.arrivals_first();
             }
