@@ -74,8 +74,8 @@ struct Flow {
     /// serialization on the access link).
     timer_copy: Option<(u32, Time)>,
     /// `tcp.overhead` and its stream: each packet waits a uniform random time in [0, overhead) before it
-    /// starts on the access link (`None`: no wait).
-    overhead: Option<(Time, Rng)>,
+    /// starts on the access link (`None`: no wait; boxed, since most flows have none).
+    overhead: Option<Box<(Time, Rng)>>,
     /// The receiver's clock lead: the last data link's delay.
     rx_shift: Time,
     /// The first port of its route.
@@ -194,7 +194,7 @@ impl Flow {
             pkt.hops = hops;
             let ready = match &mut self.overhead {
                 None => at,
-                Some((most, rng)) => at + (*most as f64 * rng.uniform()) as Time,
+                Some(o) => at + (o.0 as f64 * o.1.uniform()) as Time,
             };
             let on_link =
                 if pkt.syn { serialization(pkt.size, self.access_rate) } else { self.access_serialization };
@@ -565,7 +565,10 @@ impl Simulation {
             access_delay: fc.access_delay,
             timer_copy: None,
             overhead: (grp.tcp.overhead > 0).then(|| {
-                (grp.tcp.overhead, Rng::new(self.cfg.seed, stream::overhead(g, self.groups[g].built - 1)))
+                Box::new((
+                    grp.tcp.overhead,
+                    Rng::new(self.cfg.seed, stream::overhead(g, self.groups[g].built - 1)),
+                ))
             }),
             rx_shift: self.ports[last].delay,
             first_port: route[0] as u32,

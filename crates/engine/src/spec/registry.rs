@@ -15,6 +15,9 @@
 //!     Red, "red" => Red,
 //! }
 //! ```
+//!
+//! A type written `Variant, "name" => Type [boxed]` is held on the heap, so that one large mechanism does not
+//! widen the enum every flow or port carries (dispatch reaches it through the box unchanged).
 
 /// See the module documentation.
 macro_rules! registry {
@@ -23,7 +26,7 @@ macro_rules! registry {
         spec $spec:ident: $family:ident, any $any:ident $(($($derive:ident),*))?, names $names:ident,
         tag $tag:literal,
         describe $describe:ident, each $each:ident, build $build:ident, fold $fold:ident;
-        $($variant:ident, $name:literal => $ty:ty),* $(,)?
+        $($variant:ident, $name:literal => $ty:ty $([$boxed:ident])?),* $(,)?
     ) => {
         $(#[doc = $doc])+
         #[derive(Debug, Clone)]
@@ -31,7 +34,7 @@ macro_rules! registry {
 
         /// The mechanisms themselves, dispatched statically.
         #[derive($($($derive),*)?)]
-        pub enum $any { $($variant($ty)),* }
+        pub enum $any { $($variant($crate::spec::registry::held!($ty $(, $boxed)?))),* }
 
         /// The names a scenario may give.
         pub const $names: &[&str] = &[$($name),*];
@@ -75,7 +78,12 @@ macro_rules! registry {
         /// `$build!(spec, s, T => expr)`: the mechanism `expr` builds from table `s`, `T` naming its type.
         macro_rules! $build {
             ($self_:expr, $s:ident, $t:ident => $e:expr) => {
-                match $self_ { $($spec::$variant($s) => { type $t = $ty; $any::$variant($e) }),* }
+                match $self_ {
+                    $($spec::$variant($s) => {
+                        type $t = $ty;
+                        $any::$variant($crate::spec::registry::hold!($e $(, $boxed)?))
+                    }),*
+                }
             };
         }
 
@@ -87,3 +95,21 @@ macro_rules! registry {
     };
 }
 pub(crate) use registry;
+
+/// The type a registry's enum holds for a mechanism: the type, or a box of it (`boxed`).
+macro_rules! held {
+    ($ty:ty) => { $ty };
+    ($ty:ty, boxed) => { Box<$ty> };
+}
+pub(crate) use held;
+
+/// A built mechanism as the enum holds it (see [`held`]).
+macro_rules! hold {
+    ($e:expr) => {
+        $e
+    };
+    ($e:expr, boxed) => {
+        Box::new($e)
+    };
+}
+pub(crate) use hold;
