@@ -2,7 +2,7 @@
 //! the process gains while it builds, runs and finishes. (Alone in its test binary, so that no other test
 //! allocates meanwhile.)
 
-use bufferlab_engine::scenario::estimate::FLOW_RESULT_BYTES;
+use bufferlab_engine::scenario::estimate::{FLOW_RESULT_BYTES, PROCESS_BYTES};
 use bufferlab_engine::{config_from_json, Simulation};
 
 /// A field of `/proc/self/status` in bytes (`VmRSS`, `VmHWM`).
@@ -22,8 +22,9 @@ fn memory_estimate_is_within_a_factor_of_two_of_the_peak() {
         "flows": {"count": 100000, "rtt": {"uniform": ["50ms", "150ms"]}, "start": {"uniform": ["0s", "0.2s"]}}}"#;
     let before = status_bytes("VmRSS:");
     let cfg = config_from_json(text).unwrap();
-    // The engine's part: without the result rows that Python's tables add once the run ends.
-    let estimate = cfg.estimate.memory_bytes() - 100_000.0 * FLOW_RESULT_BYTES;
+    // The engine's part: without the result rows that Python's tables add once the run ends, nor the
+    // Python process itself.
+    let estimate = cfg.estimate.memory_bytes() - 100_000.0 * FLOW_RESULT_BYTES - PROCESS_BYTES;
     let results = Simulation::new(cfg).unwrap().finish();
     let peak = status_bytes("VmHWM:");
     let used = peak - before;
