@@ -64,7 +64,7 @@ def main() -> None:
         out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(sc)], capture_output=True, text=True,
                              check=True)
         r = {"flows": flows, "rate_bps": rate, "simulated_s": seconds, **json.loads(out.stdout),
-             "estimate_bytes": bufferlab.resolve(sc)["estimate"]["memory_bytes"]}
+             "estimate_bytes": bufferlab.resolve(sc, per_flow=False)["estimate"]["memory_bytes"]}
         rows.append(r)
         print(f"{flows:>9,} flows, {rate / 1e9:g} Gb/s, {seconds:g} s simulated: wall {r['wall_s']:.1f} s "
               f"({r['wall_s'] / seconds:.1f} s per simulated s; engine {r['engine_s']:.1f} s), "

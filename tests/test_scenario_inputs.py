@@ -119,6 +119,24 @@ def test_numpy_scalars_are_numbers() -> None:
     assert bufferlab.run(scenario, progress=False).summary["flows"] == 3
 
 
+def test_resolve_without_per_flow_draws_gives_counts_and_the_same_rest() -> None:
+    """``per_flow=False`` leaves out every flow's draws (a Python object per flow) and gives the count; the
+    rest of the resolved scenario, the estimate and limits included, is the same; a bad field is refused
+    the same way."""
+    scenario = tiny()
+    whole = bufferlab.resolve(scenario)
+    brief = bufferlab.resolve(scenario, per_flow=False)
+    assert brief["groups"][0]["flow_count"] == len(whole["groups"][0]["flows"]) == scenario["flows"]["count"]
+    for group in whole["groups"]:
+        del group["flows"]
+    for group in brief["groups"]:
+        del group["flow_count"]
+    assert brief == whole
+    scenario["flows"]["count"] = -1
+    with pytest.raises(bufferlab.BufferLabError, match="flows.count"):
+        bufferlab.resolve(scenario, per_flow=False)
+
+
 @pytest.mark.parametrize("value,message", [
     ({1, 2}, "flows.rtt: expected a number, string, boolean, list or table, got set {1, 2}"),
     (b"50ms", "flows.rtt: expected a number, string, boolean, list or table, got bytes b'50ms'"),

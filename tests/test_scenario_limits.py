@@ -164,7 +164,7 @@ def _peak_rss(count: int) -> tuple:
     )
     out = subprocess.run([sys.executable, "-c", script, *sets], capture_output=True, text=True,
                          check=True, timeout=600).stdout
-    return float(out), bufferlab.resolve("droptail", sets)["estimate"]["memory_bytes"]
+    return float(out), bufferlab.resolve("droptail", sets, per_flow=False)["estimate"]["memory_bytes"]
 
 
 @pytest.mark.slow

@@ -466,7 +466,7 @@ def test_advise_verify_memory_beyond_the_limits_asks_for_a_lower_max_rate(monkey
     from bufferlab.models.advisor import advise
     from bufferlab.sweeps.verify import verify_advice
 
-    def refuse(spec, overrides=()):
+    def refuse(spec, overrides=(), per_flow=True):
         raise BufferLabError('flows.count: 1,000,000 flows need about 2.0 GB of memory (limit 1.0 GB); set '
                              'limits.memory = "2.1GB" to run anyway')
 

@@ -251,11 +251,14 @@ impl Simulation {
 }
 
 /// Validate a scenario (JSON text) and return it resolved, as JSON text: every default filled in, every
-/// per-flow value drawn, SI units (see `scenario::export`). Raises `ScenarioError` naming the bad field.
+/// per-flow value drawn, SI units (see `scenario::export`); with `per_flow=False`, each group's
+/// `flow_count` instead of its `flows`. Raises `ScenarioError` naming the bad field.
 #[pyfunction]
-fn resolve(scenario_json: &str) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, per_flow=true))]
+fn resolve(scenario_json: &str, per_flow: bool) -> PyResult<String> {
     let cfg = config_from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    Ok(cfg.to_json().to_string())
+    let resolved = if per_flow { cfg.to_json() } else { cfg.to_json_without_flows() };
+    Ok(resolved.to_string())
 }
 
 /// The engine's heap: (bytes live now, the most live since the last `reset_heap_peak()`).

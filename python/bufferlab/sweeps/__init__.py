@@ -134,7 +134,7 @@ def plan(scenario: ScenarioLike, grid: Optional[Mapping[str, Any]] = None,
                 p.invalid[i] = error
                 continue
             try:
-                resolve({**spec, "seed": p.seeds[0]})
+                resolve({**spec, "seed": p.seeds[0]}, per_flow=False)
             except BufferLabError as exc:
                 p.invalid[i] = str(exc)
         if pts and p.checked == len(pts) and len(p.invalid) == len(pts):

@@ -74,7 +74,7 @@ def _check_limits(base: Dict[str, Any], largest: int, duration_s: float, scaled:
     spec = {**base, "bottleneck": {**base["bottleneck"], "queue": {**base["bottleneck"]["queue"],
                                                                   "limit": largest}}}
     try:
-        resolve(spec)
+        resolve(spec, per_flow=False)
         return
     except BufferLabError as exc:
         text = str(exc)
@@ -89,10 +89,10 @@ def _check_limits(base: Dict[str, Any], largest: int, duration_s: float, scaled:
                              f"give {rate}")
     longest = ""
     try:  # events grow with the duration: the longest run within the limit
-        events = resolve({**spec, "limits": {"events": 1e18}})["estimate"]["events"]
+        events = resolve({**spec, "limits": {"events": 1e18}}, per_flow=False)["estimate"]["events"]
         short = _scenario(scaled["capacity_bps"], scaled["flows"], inputs["rtt_s"],
                           inputs["packet_size_bytes"], inputs["w_max_pkts"], min(duration_s, 1.0))
-        allowed = resolve(short)["limits"]["events"]
+        allowed = resolve(short, per_flow=False)["limits"]["events"]
         if events > 0:  # two significant digits, rounded down: the estimate is not quite linear
             fits = 0.99 * duration_s * allowed / events
             digits = 10.0 ** (math.floor(math.log10(fits)) - 1)

@@ -25,10 +25,10 @@ fn size_json(d: &SizeDist) -> Value {
     }
 }
 
-fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
+fn group_json(g: &GroupConfig, link_names: &[String], per_flow: bool) -> Value {
     let t = &g.tcp;
     let names = |r: &[usize]| r.iter().map(|&p| link_names[p].clone()).collect::<Vec<_>>();
-    json!({
+    let mut out = json!({
         "name": g.name,
         "route": if g.per_flow_routes { Vec::new() } else { names(g.route()) },
         "ack_route": names(&g.ack_route),
@@ -64,23 +64,6 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "recovery": t.recovery,
             "pacing": t.pacing.name(),
         },
-        "flows": g.flows.iter().map(|f| {
-            let mut flow = json!({
-                "rtt": to_secs(f.rtt),
-                "access_rate": f.access_rate,
-                "access_delay": to_secs(f.access_delay),
-                "start": to_secs(f.start),
-                "stop": secs_or_null(f.stop),
-                "size": f.size,
-            });
-            if let Some(e) = f.endpoints {
-                flow["src"] = json!(e.src);
-                flow["dst"] = json!(e.dst);
-                flow["spine"] = json!(e.spine);
-                flow["route"] = json!(names(g.route_of(f)));
-            }
-            flow
-        }).collect::<Vec<_>>(),
         "size": g.size.as_ref().map(size_json),
         "incast": g.incast.as_ref().map(|i| json!({
             "rounds": i.rounds,
@@ -95,12 +78,49 @@ fn group_json(g: &GroupConfig, link_names: &[String]) -> Value {
             "rtt": [a.rtt.0, a.rtt.1],
             "access_rate": [a.access_rate.0, a.access_rate.1],
         })),
-    })
+    });
+    if per_flow {
+        let flows = g
+            .flows
+            .iter()
+            .map(|f| {
+                let mut flow = json!({
+                    "rtt": to_secs(f.rtt),
+                    "access_rate": f.access_rate,
+                    "access_delay": to_secs(f.access_delay),
+                    "start": to_secs(f.start),
+                    "stop": secs_or_null(f.stop),
+                    "size": f.size,
+                });
+                if let Some(e) = f.endpoints {
+                    flow["src"] = json!(e.src);
+                    flow["dst"] = json!(e.dst);
+                    flow["spine"] = json!(e.spine);
+                    flow["route"] = json!(names(g.route_of(f)));
+                }
+                flow
+            })
+            .collect::<Vec<_>>();
+        out["flows"] = Value::Array(flows);
+    } else {
+        out["flow_count"] = json!(g.flows.len());
+    }
+    out
 }
 
 impl Config {
     /// The resolved scenario (see the module doc).
     pub fn to_json(&self) -> Value {
+        self.export(true)
+    }
+
+    /// The resolved scenario without every flow's draws: each group gives its `flow_count` instead of its
+    /// `flows` (for checking a scenario or reading its estimate without a value per flow).
+    pub fn to_json_without_flows(&self) -> Value {
+        self.export(false)
+    }
+
+    fn export(&self, per_flow: bool) -> Value {
         let names: Vec<String> = self.network.links.iter().map(|l| l.name.clone()).collect();
         let mut out = json!({
             "name": self.name,
@@ -113,7 +133,7 @@ impl Config {
                 "delay": l.delay_s,
                 "queue": l.queue.to_json(),
             })).collect::<Vec<_>>(),
-            "groups": self.groups.iter().map(|g| group_json(g, &names)).collect::<Vec<_>>(),
+            "groups": self.groups.iter().map(|g| group_json(g, &names, per_flow)).collect::<Vec<_>>(),
             "udp": self.udp.iter().map(|u| json!({
                 "pattern": u.pattern,
                 "rate": u.rate_bps,
