@@ -77,3 +77,11 @@ fn queued_acks_find_their_contents_in_order() {
     let dropped: u64 = s.flows.iter().map(|f| f.counts.acks_dropped).sum();
     assert!(dropped > 0, "some ACKs were dropped, so pairing skipped contents");
 }
+
+#[test]
+fn a_flow_stays_small() {
+    // At 10^6 flows every byte of a flow's state is a megabyte (docs/benchmarks.md, "At scale"): 792 bytes
+    // with CUBIC's state boxed, so a controller is 48 bytes.
+    assert!(std::mem::size_of::<super::Flow>() <= 792, "{} bytes", std::mem::size_of::<super::Flow>());
+    assert!(std::mem::size_of::<crate::tcp::cc::AnyCc>() <= 48);
+}
