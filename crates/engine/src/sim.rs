@@ -368,6 +368,14 @@ impl Simulation {
                 events.schedule(f.stop, Event::FlowStop(i as u32));
             }
         }
+        drop(fixed_flows);
+        // The flows hold their own RTT, start and size from here on; a group's configurations stay only where
+        // something reads them later: an incast group's rounds, and leaf-spine endpoints for the rows.
+        for grp in sim.cfg.groups.iter_mut() {
+            if grp.incast.is_none() && grp.flows.iter().all(|f| f.endpoints.is_none()) {
+                grp.flows = Vec::new();
+            }
+        }
         for (i, u) in sim.cfg.udp.iter().enumerate() {
             events.schedule(u.start, Event::UdpSend(i as u32));
             let rng = Rng::new(sim.cfg.seed, stream::UDP + i as u64);

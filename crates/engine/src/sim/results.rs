@@ -151,33 +151,44 @@ impl Parts<'_> {
         totals
     }
 
-    /// The rows of the flows started at fixed times, over a window of `secs`.
+    /// The rows of the flows started at fixed times, over a window of `secs`. Their RTT, start and size are
+    /// the flows' own (never changed for a fixed flow); a leaf-spine flow's hosts and route come from its
+    /// configuration, which the simulation keeps for groups that have them (the `k`-th fixed flow of its
+    /// group is its group's `k`-th configuration: fixed flows are in group order).
     fn flow_results(&self, secs: f64) -> Vec<FlowResult> {
+        let mut k = 0;
+        let mut group = u32::MAX;
         self.flows[..self.fixed]
             .iter()
-            .zip(self.cfg.fixed_flows())
             .enumerate()
-            .map(|(i, (f, (g, fc)))| FlowResult {
-                flow: i as u32,
-                group: g as u32,
-                rtt_s: to_secs(fc.rtt),
-                start_s: to_secs(fc.start),
-                goodput_bps: f.stats.goodput_bytes as f64 * 8.0 / secs,
-                throughput_bps: f.stats.throughput_bytes as f64 * 8.0 / secs,
-                tcp: f.sender.stats,
-                drops: f.stats.drops,
-                marks: f.stats.marks,
-                final_cwnd: f.sender.cwnd(),
-                srtt_s: f.sender.srtt(),
-                size_bytes: fc.size,
-                fct_s: f.fct.map(to_secs),
-                src: fc.endpoints.map(|e| e.src),
-                dst: fc.endpoints.map(|e| e.dst),
-                spine: fc.endpoints.and_then(|e| e.spine),
-                route: fc.endpoints.map(|_| {
-                    let route = self.cfg.groups[g].route_of(fc);
-                    route.iter().map(|&p| self.cfg.network.links[p].name.clone()).collect()
-                }),
+            .map(|(i, f)| {
+                k = if f.group == group { k + 1 } else { 0 };
+                group = f.group;
+                let g = f.group as usize;
+                let fc = self.cfg.groups[g].flows.get(k);
+                let endpoints = fc.and_then(|fc| fc.endpoints);
+                FlowResult {
+                    flow: i as u32,
+                    group: f.group,
+                    rtt_s: to_secs(f.rtt),
+                    start_s: to_secs(f.start),
+                    goodput_bps: f.stats.goodput_bytes as f64 * 8.0 / secs,
+                    throughput_bps: f.stats.throughput_bytes as f64 * 8.0 / secs,
+                    tcp: f.sender.stats,
+                    drops: f.stats.drops,
+                    marks: f.stats.marks,
+                    final_cwnd: f.sender.cwnd(),
+                    srtt_s: f.sender.srtt(),
+                    size_bytes: f.size_bytes,
+                    fct_s: f.fct.map(to_secs),
+                    src: endpoints.map(|e| e.src),
+                    dst: endpoints.map(|e| e.dst),
+                    spine: endpoints.and_then(|e| e.spine),
+                    route: fc.filter(|fc| fc.endpoints.is_some()).map(|fc| {
+                        let route = self.cfg.groups[g].route_of(fc);
+                        route.iter().map(|&p| self.cfg.network.links[p].name.clone()).collect()
+                    }),
+                }
             })
             .collect()
     }
