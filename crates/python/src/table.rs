@@ -42,60 +42,28 @@ impl Values {
         }
     }
 
+    /// Append `value`, first widening the column to the narrowest kind that holds it and what it holds:
+    /// integers stay integers, numbers and nulls (after the first value) become floats, anything else
+    /// makes every value JSON.
     fn push(&mut self, value: Value) {
-        let int = value.as_i64();
-        let float = value.as_f64();
-        *self = match (std::mem::replace(self, Values::Null(0)), value) {
-            (Values::Null(n), Value::Null) => Values::Null(n + 1),
-            (Values::Null(n), v) => match (int, float) {
-                (Some(i), _) if n == 0 => Values::Int(vec![i]),
-                (_, Some(x)) => {
-                    let mut xs = vec![f64::NAN; n];
-                    xs.push(x);
-                    Values::Float(xs)
-                }
-                _ => {
-                    let mut vs = vec![Value::Null; n];
-                    vs.push(v);
-                    Values::Other(vs)
-                }
-            },
-            (Values::Int(mut xs), v) => match int {
-                Some(i) => {
-                    xs.push(i);
-                    Values::Int(xs)
-                }
-                None if float.is_some() || v.is_null() => {
-                    let mut ys: Vec<f64> = xs.into_iter().map(|i| i as f64).collect();
-                    ys.push(float.unwrap_or(f64::NAN));
-                    Values::Float(ys)
-                }
-                None => {
-                    let mut vs = Values::Int(xs).into_json();
-                    vs.push(v);
-                    Values::Other(vs)
-                }
-            },
-            (Values::Float(mut xs), v) => match float {
-                Some(x) => {
-                    xs.push(x);
-                    Values::Float(xs)
-                }
-                _ if v.is_null() => {
-                    xs.push(f64::NAN);
-                    Values::Float(xs)
-                }
-                _ => {
-                    let mut vs = Values::Float(xs).into_json();
-                    vs.push(v);
-                    Values::Other(vs)
-                }
-            },
-            (Values::Other(mut vs), v) => {
-                vs.push(v);
-                Values::Other(vs)
-            }
+        let number = value.is_number() || value.is_null();
+        let widened = match std::mem::replace(self, Values::Null(0)) {
+            Values::Null(n) if value.is_null() => Values::Null(n),
+            Values::Null(0) if value.as_i64().is_some() => Values::Int(Vec::new()),
+            Values::Null(n) if number => Values::Float(vec![f64::NAN; n]),
+            Values::Int(xs) if value.as_i64().is_some() => Values::Int(xs),
+            Values::Int(xs) if number => Values::Float(xs.into_iter().map(|i| i as f64).collect()),
+            Values::Float(xs) if number => Values::Float(xs),
+            Values::Other(vs) => Values::Other(vs),
+            other => Values::Other(other.into_json()),
         };
+        *self = widened;
+        match self {
+            Values::Null(n) => *n += 1,
+            Values::Int(xs) => xs.push(value.as_i64().expect("an integer column takes integers")),
+            Values::Float(xs) => xs.push(value.as_f64().unwrap_or(f64::NAN)),
+            Values::Other(vs) => vs.push(value),
+        }
     }
 }
 
