@@ -45,7 +45,7 @@ pub struct Packet {
     pub hops: u8,
     /// What the sender's congestion controller wrote on it (the index policy's Whittle index).
     pub tag: f32,
-    /// When the packet entered its current queue.
+    /// When the packet entered its current queue; on a link, when it reaches the far end ([`crate::network::pipe`]).
     pub enqueued_at: Time,
 }
 
