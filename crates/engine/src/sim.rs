@@ -101,8 +101,10 @@ struct Flow {
     counts: FlowCounts,
     start: Time,
     rtt: Time,
-    size_bytes: Option<u64>,
-    fct: Option<Time>,
+    /// Its size in bytes (`u64::MAX`: a bulk flow; sizes are at most 1 TB), see [`Flow::size_bytes`].
+    size_bytes: u64,
+    /// Its completion time (`NEVER`: not complete), see [`Flow::fct`]; no `Option`s, 8 bytes each.
+    fct: Time,
     /// Counted in the ports' active flows.
     active: bool,
     /// Started by an arrival process: its slot is reused once it is finished and drained.
@@ -175,6 +177,16 @@ impl Flow {
         self.ack_path = None;
         self.sender.release_buffers();
         self.receiver.release_buffers();
+    }
+
+    /// Its size in bytes, if finite.
+    fn size_bytes(&self) -> Option<u64> {
+        (self.size_bytes != u64::MAX).then_some(self.size_bytes)
+    }
+
+    /// Its completion time, once complete.
+    fn fct(&self) -> Option<Time> {
+        (self.fct != NEVER).then_some(self.fct)
     }
 
     /// What `ack`'s SACK option adds to its trip back (see `ack_option_delay`).
@@ -592,8 +604,8 @@ impl Simulation {
             counts: FlowCounts::default(),
             start: fc.start,
             rtt: fc.rtt,
-            size_bytes: fc.size,
-            fct: None,
+            size_bytes: fc.size.unwrap_or(u64::MAX),
+            fct: NEVER,
             active: false,
             arrived,
             freed: false,
@@ -714,9 +726,9 @@ impl Simulation {
         let flow = &mut self.flows[f];
         let tcp = &self.cfg.groups[flow.group as usize].tcp;
         self.groups[flow.group as usize].started += 1;
-        flow.fct = None;
+        flow.fct = NEVER;
         flow.start = self.now;
-        flow.size_bytes = Some(bytes);
+        flow.size_bytes = bytes;
         flow.reused = true;
         let segments = bytes.div_ceil(tcp.payload as u64).min(u32::MAX as u64) as u32;
         flow.sender.send_more(segments, self.now, tcp, &mut self.out);
@@ -859,7 +871,7 @@ impl Simulation {
             observe_sender(tr, flow, f, at, out, Some(&ack));
         }
         flow.launch(out, events, hops, f as u32, at);
-        if flow.fct.is_none() && flow.sender.is_complete() {
+        if flow.fct == NEVER && flow.sender.is_complete() {
             self.complete(f, at);
         }
     }
@@ -868,11 +880,11 @@ impl Simulation {
     fn complete(&mut self, f: usize, at: Time) {
         let flow = &mut self.flows[f];
         let fct = at - flow.start;
-        flow.fct = Some(fct);
+        flow.fct = fct;
         let g = flow.group as usize;
         self.groups[g].completed += 1;
         if self.window.holds(flow.start, at) {
-            let size = flow.size_bytes.unwrap_or(0);
+            let size = flow.size_bytes().unwrap_or(0);
             let route = &self.routes[flow.route as usize];
             let bottleneck = route.iter().map(|&p| self.ports[p].rate).fold(f64::INFINITY, f64::min);
             let wire = size.div_ceil(self.cfg.groups[g].tcp.payload as u64)
@@ -894,7 +906,7 @@ impl Simulation {
     #[inline(always)]
     fn maybe_free(&mut self, f: usize) {
         let flow = &self.flows[f];
-        if flow.arrived && !flow.freed && flow.fct.is_some() && flow.in_network == 0 {
+        if flow.arrived && !flow.freed && flow.fct().is_some() && flow.in_network == 0 {
             self.free_slot(f);
         }
     }

@@ -11,15 +11,54 @@
 
 use crate::time::{Time, NEVER};
 
+/// A deadline alone, for a component whose owner keeps the event (a sender's RTO and pacing deadlines
+/// share its flow's [`Timer`]): 8 bytes, where a [`Timer`] is 16.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline(Time);
+
+impl Default for Deadline {
+    fn default() -> Self {
+        Deadline(NEVER)
+    }
+}
+
+impl Deadline {
+    /// The deadline on the component's clock (`NEVER` if unarmed).
+    pub fn deadline(&self) -> Time {
+        self.0
+    }
+
+    pub fn is_armed(&self) -> bool {
+        self.0 != NEVER
+    }
+
+    /// Set the deadline (component clock).
+    pub fn arm(&mut self, at: Time) {
+        self.0 = at;
+    }
+
+    /// Arm only if not armed already.
+    pub fn arm_if_idle(&mut self, at: Time) {
+        if self.0 == NEVER {
+            self.0 = at;
+        }
+    }
+
+    pub fn cancel(&mut self) {
+        self.0 = NEVER;
+    }
+}
+
+/// A deadline and the simulation time of its pending event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timer {
-    deadline: Time,
+    deadline: Deadline,
     event_at: Time,
 }
 
 impl Default for Timer {
     fn default() -> Self {
-        Timer { deadline: NEVER, event_at: NEVER }
+        Timer { deadline: Deadline::default(), event_at: NEVER }
     }
 }
 
@@ -34,39 +73,27 @@ pub enum Fired {
     Due,
 }
 
+impl std::ops::Deref for Timer {
+    type Target = Deadline;
+    fn deref(&self) -> &Deadline {
+        &self.deadline
+    }
+}
+
+impl std::ops::DerefMut for Timer {
+    fn deref_mut(&mut self) -> &mut Deadline {
+        &mut self.deadline
+    }
+}
+
 impl Timer {
-    /// The deadline on the component's clock (`NEVER` if unarmed).
-    pub fn deadline(&self) -> Time {
-        self.deadline
-    }
-
-    pub fn is_armed(&self) -> bool {
-        self.deadline != NEVER
-    }
-
-    /// Set the deadline (component clock).
-    pub fn arm(&mut self, at: Time) {
-        self.deadline = at;
-    }
-
-    /// Arm only if not armed already.
-    pub fn arm_if_idle(&mut self, at: Time) {
-        if self.deadline == NEVER {
-            self.deadline = at;
-        }
-    }
-
-    pub fn cancel(&mut self) {
-        self.deadline = NEVER;
-    }
-
     /// The simulation time at which a new event is needed, if the pending one (if any) comes too late.
     /// The caller schedules it. `shift` is the component clock's lead over the simulation's.
     pub fn needs_event(&mut self, shift: Time) -> Option<Time> {
-        if self.deadline == NEVER {
+        if !self.deadline.is_armed() {
             return None;
         }
-        let at = self.deadline.saturating_sub(shift);
+        let at = self.deadline.0.saturating_sub(shift);
         if at < self.event_at {
             self.event_at = at;
             Some(at)
@@ -81,11 +108,11 @@ impl Timer {
             return Fired::Stale;
         }
         self.event_at = NEVER;
-        if self.deadline == NEVER {
+        if !self.deadline.is_armed() {
             return Fired::Early(None);
         }
-        if now + shift < self.deadline {
-            self.event_at = self.deadline - shift;
+        if now + shift < self.deadline.0 {
+            self.event_at = self.deadline.0 - shift;
             return Fired::Early(Some(self.event_at));
         }
         Fired::Due

@@ -85,3 +85,8 @@ fn a_flow_stays_small() {
     assert!(std::mem::size_of::<super::Flow>() <= 792, "{} bytes", std::mem::size_of::<super::Flow>());
     assert!(std::mem::size_of::<crate::tcp::cc::AnyCc>() <= 48);
 }
+
+#[test]
+fn tmp_sizes() {
+    eprintln!("Flow {}", std::mem::size_of::<super::Flow>());
+}

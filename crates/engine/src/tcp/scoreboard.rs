@@ -36,12 +36,12 @@ pub struct Scoreboard {
     lost: u32,
     /// UnSACKed segments retransmitted since marked lost.
     retx: u32,
-    /// Every entry below this index is SACKed or marked lost.
-    frontier: usize,
+    /// Every entry below this index is SACKed or marked lost (indices fit the window's `u32`).
+    frontier: u32,
     /// SACKed entries below `frontier`.
     sacked_below: u32,
     /// Lowest index that may be lost and not yet retransmitted.
-    rxt_hint: usize,
+    rxt_hint: u32,
     /// Entries ever acknowledged: entry `i` is segment `base + i` of the connection.
     base: u64,
     /// The newest transmission ordinal among the entries delivered (cumulatively acknowledged without
@@ -125,15 +125,15 @@ impl Scoreboard {
         }
         crate::deque::release_slack(&mut self.segs);
         self.sacked -= sacked_removed;
-        if n >= self.frontier {
+        if n >= self.frontier as usize {
             self.frontier = 0;
             self.sacked_below = 0;
         } else {
             // Everything removed lay below the frontier.
-            self.frontier -= n;
+            self.frontier -= n as u32;
             self.sacked_below -= sacked_removed;
         }
-        self.rxt_hint = self.rxt_hint.saturating_sub(n);
+        self.rxt_hint = self.rxt_hint.saturating_sub(n as u32);
         self.base += n as u64;
         let gone = self.sacked_ranges.partition_point(|r| r.1 <= self.base);
         self.sacked_ranges.drain(..gone);
@@ -187,7 +187,7 @@ impl Scoreboard {
         }
         self.lost -= (f & LOST != 0) as u32;
         self.retx -= (f & RETX != 0) as u32;
-        if i < self.frontier {
+        if i < self.frontier as usize {
             self.sacked_below += 1;
         }
     }
@@ -205,13 +205,13 @@ impl Scoreboard {
             self.retx -= 1;
         }
         self.segs[i].flags = (f | LOST) & !RETX;
-        self.rxt_hint = self.rxt_hint.min(i);
+        self.rxt_hint = self.rxt_hint.min(i as u32);
     }
 
     /// RFC 6675 `IsLost` for every entry: mark lost the unSACKed ones with `dupthresh` SACKed above them.
     pub fn mark_lost_by_sack(&mut self, dupthresh: u32) {
-        while self.frontier < self.segs.len() {
-            let f = self.segs[self.frontier].flags;
+        while (self.frontier as usize) < self.segs.len() {
+            let f = self.segs[self.frontier as usize].flags;
             let here = (f & SACKED != 0) as u32;
             if self.sacked - self.sacked_below - here < dupthresh {
                 break;
@@ -219,7 +219,7 @@ impl Scoreboard {
             if here == 1 {
                 self.sacked_below += 1;
             } else if f & LOST == 0 {
-                self.mark_lost(self.frontier);
+                self.mark_lost(self.frontier as usize);
             }
             self.frontier += 1;
         }
@@ -230,7 +230,7 @@ impl Scoreboard {
         for i in 0..self.segs.len() {
             self.mark_lost(i);
         }
-        self.frontier = self.segs.len();
+        self.frontier = self.segs.len() as u32;
         self.sacked_below = self.sacked;
         self.rxt_hint = 0;
     }
@@ -246,8 +246,8 @@ impl Scoreboard {
             return None;
         }
         let found =
-            (self.rxt_hint..self.segs.len()).find(|&i| self.segs[i].flags & (SACKED | LOST | RETX) == LOST);
-        self.rxt_hint = found.unwrap_or(self.segs.len());
+            (self.rxt_hint as usize..self.segs.len()).find(|&i| self.segs[i].flags & (SACKED | LOST | RETX) == LOST);
+        self.rxt_hint = found.unwrap_or(self.segs.len()) as u32;
         found
     }
 

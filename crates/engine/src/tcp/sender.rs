@@ -68,7 +68,7 @@ use super::{
 };
 use crate::packet::{Ack, Ecn, Packet};
 use crate::time::{from_secs, Time, NEVER};
-use crate::timer::Timer;
+use crate::timer::Deadline;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -194,9 +194,9 @@ pub struct Sender<C = AnyCc> {
     syn_sent: Option<(Time, bool)>,
     rtt: RttEstimator,
     /// The retransmission timer (RFC 6298).
-    pub rto: Timer,
+    pub rto: Deadline,
     /// When paced, the next transmission's earliest time.
-    pub pace: Timer,
+    pub pace: Deadline,
     active: bool,
     /// No new data from this time on (`NEVER`: runs to the end).
     stop_at: Time,
@@ -274,8 +274,8 @@ impl<C: CongestionControl> Sender<C> {
             partial_ack_send_pending: false,
             syn_sent: None,
             rtt: RttEstimator::new(&cfg.rto),
-            rto: Timer::default(),
-            pace: Timer::default(),
+            rto: Deadline::default(),
+            pace: Deadline::default(),
             active: false,
             stop_at: NEVER,
             stats: SenderStats::default(),
