@@ -17,15 +17,34 @@ const RETX: u8 = 4;
 /// Ever retransmitted (Karn's rule).
 const EVER_RETX: u8 = 8;
 
-/// Packed to 13 bytes (16 aligned): at 10^6 flows every outstanding segment's entry counts
+/// Packed to 9 bytes (16 aligned): at 10^6 flows every outstanding segment's entry counts
 /// (docs/benchmarks.md, "At scale"), and x86-64 and AArch64 read unaligned fields at full speed.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, packed)]
 struct Segment {
     sent_at: Time,
-    /// The sender's transmission ordinal of its latest copy (for delivery-rate samples).
-    tx: u32,
     flags: u8,
+}
+
+/// What a sender that takes delivery-rate samples keeps beside its scoreboard (boxed: most senders don't).
+#[derive(Default)]
+struct Delivery {
+    /// The transmission ordinal of each entry's latest copy, beside `segs`.
+    tx: VecDeque<u32>,
+    /// The newest ordinal among the entries delivered (cumulatively acknowledged without being SACKed
+    /// before, or newly SACKed) since [`Scoreboard::take_newest_delivered`] last read it.
+    newest: Option<u32>,
+}
+
+impl Delivery {
+    fn delivered(&mut self, i: usize) {
+        let tx = self.tx[i];
+        // Ordinals wrap: the newer of two is the one a positive wrapping distance ahead.
+        self.newest = Some(match self.newest {
+            Some(t) if (tx.wrapping_sub(t) as i32) <= 0 => t,
+            _ => tx,
+        });
+    }
 }
 
 #[derive(Default)]
@@ -44,11 +63,8 @@ pub struct Scoreboard {
     rxt_hint: u32,
     /// Entries ever acknowledged: entry `i` is segment `base + i` of the connection.
     base: u64,
-    /// The newest transmission ordinal among the entries delivered (cumulatively acknowledged without
-    /// being SACKed before, or newly SACKed) since [`Scoreboard::take_newest_delivered`] last read it.
-    newest_delivered: Option<u32>,
-    /// Whether `newest_delivered` is kept (only for a sender that takes delivery-rate samples).
-    tracks_delivery: bool,
+    /// Kept only for a sender that takes delivery-rate samples.
+    delivery: Option<Box<Delivery>>,
     /// The SACKed entries as sorted, disjoint, non-adjacent ranges `[start, end)` of segment numbers.
     sacked_ranges: Vec<(u64, u64)>,
 }
@@ -67,17 +83,23 @@ impl Scoreboard {
 
     /// A new segment was sent at `now`.
     pub fn push(&mut self, now: Time) {
-        self.segs.push_back(Segment { sent_at: now, tx: 0, flags: 0 });
+        self.segs.push_back(Segment { sent_at: now, flags: 0 });
+        if let Some(d) = &mut self.delivery {
+            d.tx.push_back(0);
+        }
     }
 
-    /// Entry `i`'s latest copy is transmission number `tx` (see `newest_delivered`).
+    /// Entry `i`'s latest copy is transmission number `tx` (see [`Delivery`]; kept only when tracking).
     pub fn set_tx(&mut self, i: usize, tx: u32) {
-        self.segs[i].tx = tx;
+        if let Some(d) = &mut self.delivery {
+            d.tx[i] = tx;
+        }
     }
 
     /// Keep the newest transmission ordinal delivered (a sender that takes delivery-rate samples).
     pub fn track_delivery(&mut self) {
-        self.tracks_delivery = true;
+        debug_assert!(self.segs.is_empty(), "tracking starts before the first segment");
+        self.delivery = Some(Box::default());
     }
 
     /// Segments marked lost and not SACKed (retransmitted or not).
@@ -92,27 +114,21 @@ impl Scoreboard {
 
     /// The newest transmission ordinal delivered since the last call (see `newest_delivered`).
     pub fn take_newest_delivered(&mut self) -> Option<u32> {
-        self.newest_delivered.take()
-    }
-
-    fn delivered(&mut self, tx: u32) {
-        // Ordinals wrap: the newer of two is the one a positive wrapping distance ahead.
-        self.newest_delivered = Some(match self.newest_delivered {
-            Some(t) if (tx.wrapping_sub(t) as i32) <= 0 => t,
-            _ => tx,
-        });
+        self.delivery.as_mut().and_then(|d| d.newest.take())
     }
 
     /// The first `n` entries were cumulatively acknowledged; returns (send time of the oldest, whether it was
     /// ever retransmitted).
     pub fn ack(&mut self, n: usize) -> (Time, bool) {
         let oldest = self.segs[0];
-        if self.tracks_delivery {
+        if let Some(d) = &mut self.delivery {
             for i in 0..n {
                 if self.segs[i].flags & SACKED == 0 {
-                    self.delivered(self.segs[i].tx);
+                    d.delivered(i);
                 }
             }
+            d.tx.drain(..n);
+            crate::deque::release_slack(&mut d.tx);
         }
         let mut sacked_removed = 0;
         for s in self.segs.drain(..n) {
@@ -182,8 +198,8 @@ impl Scoreboard {
         debug_assert!(f & SACKED == 0, "entry {i} outside the SACKed ranges is SACKed");
         self.segs[i].flags |= SACKED;
         self.sacked += 1;
-        if self.tracks_delivery {
-            self.delivered(self.segs[i].tx);
+        if let Some(d) = &mut self.delivery {
+            d.delivered(i);
         }
         self.lost -= (f & LOST != 0) as u32;
         self.retx -= (f & RETX != 0) as u32;
@@ -245,8 +261,8 @@ impl Scoreboard {
         if self.lost == self.retx {
             return None;
         }
-        let found =
-            (self.rxt_hint as usize..self.segs.len()).find(|&i| self.segs[i].flags & (SACKED | LOST | RETX) == LOST);
+        let found = (self.rxt_hint as usize..self.segs.len())
+            .find(|&i| self.segs[i].flags & (SACKED | LOST | RETX) == LOST);
         self.rxt_hint = found.unwrap_or(self.segs.len()) as u32;
         found
     }
@@ -344,5 +360,31 @@ mod tests {
             }
             assert!(sb.sacked_ranges.windows(2).all(|w| w[0].1 < w[1].0), "step {step}: ranges disjoint");
         }
+    }
+
+    #[test]
+    fn delivery_tracking_follows_the_entries_and_costs_nothing_when_off() {
+        let mut sb = Scoreboard::default();
+        sb.track_delivery();
+        for i in 0..6 {
+            sb.push(i);
+            sb.set_tx(i as usize, 100 + i as u32);
+        }
+        sb.sack(3, 5);
+        assert_eq!(sb.take_newest_delivered(), Some(104), "entries 3 and 4 SACKed");
+        assert_eq!(sb.take_newest_delivered(), None, "read once");
+        sb.ack(2);
+        assert_eq!(sb.take_newest_delivered(), Some(101));
+        sb.set_tx(0, 200); // entry 0 is now segment 2, resent
+        sb.ack(4); // segments 2..6: 3 and 4 were SACKed before, so 2 and 5 are delivered now
+        assert_eq!(sb.take_newest_delivered(), Some(200));
+        assert_eq!(sb.delivery.as_ref().map(|d| d.tx.len()), Some(sb.len()));
+
+        let mut off = Scoreboard::default();
+        off.push(0);
+        off.set_tx(0, 7);
+        off.ack(1);
+        assert_eq!(off.take_newest_delivered(), None);
+        assert!(off.delivery.is_none());
     }
 }
