@@ -57,6 +57,10 @@ struct AckPath {
     pipe: Pipe,
     pending: VecDeque<(u32, Ack)>,
     serial: u32,
+    /// The ACK packets' whole-run counts ([`FlowCounts`]), here since only a queued ACK route has them.
+    acks_sent: u64,
+    acks_delivered: u64,
+    acks_dropped: u64,
 }
 
 struct Flow {
@@ -71,8 +75,10 @@ struct Flow {
     access_rate: f64,
     access_delay: Time,
     /// The segment the last retransmission timeout resent and when that copy leaves the host (the end of its
-    /// serialization on the access link).
-    timer_copy: Option<(u32, Time)>,
+    /// serialization on the access link; `NEVER`: none). Two fields, not an `Option` of a pair, so that the
+    /// sequence number packs beside the other 4-byte fields.
+    timer_copy_seq: u32,
+    timer_copy_leaves: Time,
     /// `tcp.overhead` and its stream: each packet waits a uniform random time in [0, overhead) before it
     /// starts on the access link (`None`: no wait; boxed, since most flows have none).
     overhead: Option<Box<(Time, Rng)>>,
@@ -98,7 +104,9 @@ struct Flow {
     stats: FlowStats,
     /// Packets of this flow (data and queued ACKs) in pipes and ports.
     in_network: u32,
-    counts: FlowCounts,
+    /// Data packets delivered and dropped over the whole run (with the ACK path's, [`Flow::counts`]).
+    data_delivered: u64,
+    data_dropped: u64,
     start: Time,
     rtt: Time,
     /// Its size in bytes (`u64::MAX`: a bulk flow; sizes are at most 1 TB), see [`Flow::size_bytes`].
@@ -174,9 +182,23 @@ impl Flow {
     /// the run is over (its counters stay).
     fn release_buffers(&mut self) {
         self.access = Pipe::default();
-        self.ack_path = None;
+        if let Some(path) = &mut self.ack_path {
+            (path.pipe, path.pending) = Default::default();
+        }
         self.sender.release_buffers();
         self.receiver.release_buffers();
+    }
+
+    /// Its packets over the whole run.
+    fn counts(&self) -> FlowCounts {
+        let path = self.ack_path.as_deref();
+        FlowCounts {
+            data_delivered: self.data_delivered,
+            data_dropped: self.data_dropped,
+            acks_sent: path.map_or(0, |p| p.acks_sent),
+            acks_delivered: path.map_or(0, |p| p.acks_delivered),
+            acks_dropped: path.map_or(0, |p| p.acks_dropped),
+        }
     }
 
     /// Its size in bytes, if finite.
@@ -583,7 +605,8 @@ impl Simulation {
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
             access_rate: fc.access_rate,
             access_delay: fc.access_delay,
-            timer_copy: None,
+            timer_copy_seq: 0,
+            timer_copy_leaves: NEVER,
             overhead: (grp.tcp.overhead > 0).then(|| {
                 Box::new((
                     grp.tcp.overhead,
@@ -601,7 +624,8 @@ impl Simulation {
             wake: Timer::default(),
             stats: FlowStats::default(),
             in_network: 0,
-            counts: FlowCounts::default(),
+            data_delivered: 0,
+            data_dropped: 0,
             start: fc.start,
             rtt: fc.rtt,
             size_bytes: fc.size.unwrap_or(u64::MAX),
@@ -774,8 +798,8 @@ impl Simulation {
                 let flow = &mut self.flows[f];
                 // The last timeout's retransmission of the same segment has not left the host yet: this
                 // timeout waits for it (Sender::hold_timeout).
-                if let Some((_, leaves)) = flow.timer_copy.filter(|&(seq, _)| seq == flow.sender.snd_una()) {
-                    flow.sender.hold_timeout(self.now, leaves);
+                if flow.timer_copy_leaves != NEVER && flow.timer_copy_seq == flow.sender.snd_una() {
+                    flow.sender.hold_timeout(self.now, flow.timer_copy_leaves);
                 }
                 let timeouts = flow.sender.stats.timeouts;
                 flow.sender.on_timer(self.now, tcp, &mut self.out);
@@ -784,10 +808,9 @@ impl Simulation {
                 if timed_out {
                     let flow = &mut self.flows[f];
                     let head = flow.sender.snd_una();
-                    flow.timer_copy = flow
-                        .access
-                        .last_arrival_of(|p| p.retransmit && !p.syn && p.seq == head)
-                        .map(|arrival| (head, arrival - flow.access_delay));
+                    let copy = flow.access.last_arrival_of(|p| p.retransmit && !p.syn && p.seq == head);
+                    flow.timer_copy_seq = head;
+                    flow.timer_copy_leaves = copy.map_or(NEVER, |arrival| arrival - flow.access_delay);
                 }
             }
         }
@@ -841,7 +864,7 @@ impl Simulation {
             ..Packet::default()
         };
         flow.in_network += 1;
-        flow.counts.acks_sent += 1;
+        path.acks_sent += 1;
         self.acks_sent += 1;
         if path.pipe.push(at, pkt) {
             self.events.schedule(at, Event::AckArrive(f as u32));
@@ -915,7 +938,7 @@ impl Simulation {
         let flow = &self.flows[f];
         let g = &mut self.groups[flow.group as usize];
         g.retired.add(&flow.stats);
-        g.retired_counts.add(&flow.counts);
+        g.retired_counts.add(&flow.counts());
         g.retired_in_network += flow.in_network as u64;
         g.retired_sender.add(&flow.sender.stats);
         self.flows[f].wake.cancel();
@@ -1023,9 +1046,9 @@ impl Simulation {
             Kind::Ack => {
                 let flow = &mut self.flows[f];
                 flow.in_network -= 1;
-                flow.counts.acks_delivered += 1;
                 let arrival = self.now + flow.ack_delay;
                 let path = self.flows[f].ack_path.as_mut().expect("a queued ACK path");
+                path.acks_delivered += 1;
                 let mut ack = None;
                 while let Some((serial, a)) = path.pending.pop_front() {
                     if serial == pkt.seq {
@@ -1044,7 +1067,7 @@ impl Simulation {
             Kind::Data if pkt.syn => {
                 let flow = &mut self.flows[f];
                 flow.in_network -= 1;
-                flow.counts.data_delivered += 1;
+                flow.data_delivered += 1;
                 self.send_ack(f, Ack { syn: true, ..Ack::default() }, at);
             }
             Kind::Data => {
@@ -1053,7 +1076,7 @@ impl Simulation {
                 let tcp = &cfg.groups[flow.group as usize].tcp;
                 let payload = tcp.payload as u64;
                 flow.in_network -= 1;
-                flow.counts.data_delivered += 1;
+                flow.data_delivered += 1;
                 let d = flow.receiver.on_data(&pkt, at, tcp);
                 if window.counts(at) {
                     flow.stats.goodput_bytes += d.new_in_order as u64 * payload;
@@ -1103,9 +1126,9 @@ impl Simulation {
                     let flow = &mut self.flows[f];
                     flow.in_network -= 1;
                     if pkt.kind == Kind::Data {
-                        flow.counts.data_dropped += 1;
+                        flow.data_dropped += 1;
                     } else {
-                        flow.counts.acks_dropped += 1;
+                        flow.ack_path.as_mut().expect("a queued ACK path").acks_dropped += 1;
                     }
                     if self.window.is_open() {
                         if pkt.kind == Kind::Data {
@@ -1213,10 +1236,10 @@ impl Simulation {
         let mut in_network = state.retired_in_network;
         let mut acks_in_network = 0;
         for f in self.flows.iter().filter(|f| f.group as usize == g && !f.freed) {
-            counts.add(&f.counts);
+            counts.add(&f.counts());
             sent += f.sender.stats.sent;
             in_network += f.in_network as u64;
-            let c = &f.counts;
+            let c = f.counts();
             acks_in_network += c.acks_sent - c.acks_delivered - c.acks_dropped;
         }
         GroupConservation {

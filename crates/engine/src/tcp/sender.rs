@@ -190,8 +190,11 @@ pub struct Sender<C = AnyCc> {
     partial_ack_seen: bool,
     /// `tcp.partial_ack = "send-one"`: a partial ACK's segment goes out now, outside the pipe rule.
     partial_ack_send_pending: bool,
-    /// `tcp.handshake`: waiting for the SYN-ACK since the last SYN left at `.0`; `.1`: a SYN was resent.
-    syn_sent: Option<(Time, bool)>,
+    /// `tcp.handshake`: waiting for the SYN-ACK since the last SYN left at this time (`NEVER`: not
+    /// waiting; no `Option`, which would pad it to 16 bytes).
+    syn_sent_at: Time,
+    /// A SYN was resent (Karn: the SYN-ACK gives no RTT sample).
+    syn_resent: bool,
     rtt: RttEstimator,
     /// The retransmission timer (RFC 6298).
     pub rto: Deadline,
@@ -272,7 +275,8 @@ impl<C: CongestionControl> Sender<C> {
             head_retransmit_pending: false,
             partial_ack_seen: false,
             partial_ack_send_pending: false,
-            syn_sent: None,
+            syn_sent_at: NEVER,
+            syn_resent: false,
             rtt: RttEstimator::new(&cfg.rto),
             rto: Deadline::default(),
             pace: Deadline::default(),
@@ -356,9 +360,14 @@ impl<C: CongestionControl> Sender<C> {
         u64::from(self.size) + segments.max(1) < u64::from(u32::MAX - 1)
     }
 
+    /// A SYN has left and its SYN-ACK has not come back.
+    fn awaits_syn_ack(&self) -> bool {
+        self.syn_sent_at != NEVER
+    }
+
     /// The SYN (first or resent), timed by the retransmission timer like a segment.
     fn send_syn(&mut self, now: Time, resent: bool, cfg: &TcpConfig, out: &mut Vec<Packet>) {
-        self.syn_sent = Some((now, resent));
+        (self.syn_sent_at, self.syn_resent) = (now, resent);
         self.stats.sent += 1;
         self.stats.retransmits += resent as u64;
         self.rto.arm(now + self.rtt.rto(&cfg.rto));
@@ -372,7 +381,10 @@ impl<C: CongestionControl> Sender<C> {
     /// SYN, clears it as any new ACK does: ns-3 3.44 recomputes its RTO from the estimator, without the
     /// connection timeout's backoff, when it sends the handshake's final ACK.
     fn on_syn_ack(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
-        let Some((sent_at, resent)) = self.syn_sent.take() else { return };
+        if !self.awaits_syn_ack() {
+            return;
+        }
+        let (sent_at, resent) = (std::mem::replace(&mut self.syn_sent_at, NEVER), self.syn_resent);
         if !resent {
             self.rtt.sample(now - sent_at, &cfg.rto);
         } else if cfg.backoff_end == BackoffEnd::NewAck {
@@ -389,7 +401,7 @@ impl<C: CongestionControl> Sender<C> {
 
     pub fn on_ack(&mut self, ack: &Ack, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         let dupacks_before = self.dupacks;
-        if ack.syn || self.syn_sent.is_some() {
+        if ack.syn || self.awaits_syn_ack() {
             // The SYN-ACK opens the connection; a second one (to a resent SYN) is ignored.
             if ack.syn {
                 self.on_syn_ack(now, cfg, out);
@@ -662,7 +674,7 @@ impl<C: CongestionControl> Sender<C> {
     /// realistic size), and a timer shorter than it (a maximum RTO of microseconds behind a slow access
     /// link) cannot queue copy after copy without bound.
     pub fn hold_timeout(&mut self, now: Time, until: Time) {
-        if until > now && self.rto.deadline() <= now && self.syn_sent.is_none() && self.flight() > 0 {
+        if until > now && self.rto.deadline() <= now && !self.awaits_syn_ack() && self.flight() > 0 {
             self.rto.arm(until);
         }
     }
@@ -681,7 +693,7 @@ impl<C: CongestionControl> Sender<C> {
     /// The retransmission timer expired at `now`.
     pub fn on_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         self.rto.cancel();
-        if self.syn_sent.is_some() {
+        if self.awaits_syn_ack() {
             // A lost SYN (or SYN-ACK): resend it with the timer backed off (RFC 6298 §5.5; ns-3's
             // `ConnTimeout` doubles likewise). Not a congestion signal: nothing was in flight.
             self.rtt.back_off();
