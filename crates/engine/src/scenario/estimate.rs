@@ -12,14 +12,15 @@ use crate::packet::Packet;
 use crate::queue::{AnyQueue, Limit, QueueDisc};
 use crate::rng::Rng;
 use crate::tcp::cc::CongestionControl;
-use crate::time::{to_secs, Time};
+use crate::time::to_secs;
 use crate::units::Bytes;
 use serde::Deserialize;
 
-/// Bytes per flow slot over a run: configuration, sender, receiver, pipes, event-queue entries and the
-/// initial window's packets (measured: about 1.95 KB with every flow starting at once, 200,000 flows; 2.0
-/// KB at the peak of 10^6 flows starting over a second with most of them waiting out timeouts).
-pub const FLOW_BYTES: f64 = 2_000.0;
+/// Bytes per flow slot over a run: sender, receiver, pipes, event-queue entries and the initial window's
+/// packets (measured: the engine's heap peaks at 1.27 KB per flow with 10^6 flows starting over a second,
+/// most of them waiting out timeouts; a process running 200,000 flows that start at once through
+/// `bufferlab.run` gains 1.42 KB per flow, its row included).
+pub const FLOW_BYTES: f64 = 1_500.0;
 /// Bytes per row of the flow table once the run ends: the engine's row, the columns handed to Python and
 /// the DataFrame built from them (measured through `bufferlab.run`, 200,000 flows: 0.23 KB of rows in the
 /// engine, 0.38 KB allocated by Python; `tests/test_scenario_limits.py`).
@@ -32,9 +33,9 @@ pub const RUN_BYTES: f64 = 256e3;
 /// environment with the newest packages). In the estimate so that it is never below a process's peak
 /// resident memory; the tests that hold the estimate to a run's own allocations leave it out.
 pub const PROCESS_BYTES: f64 = 200e6;
-/// Bytes per packet waiting in a queue or a pipe (the packet and its arrival time, in a ring buffer that
-/// may be up to twice its length).
-pub const PACKET_BYTES: f64 = 2.0 * (std::mem::size_of::<Packet>() + std::mem::size_of::<Time>()) as f64;
+/// Bytes per packet waiting in a queue or a pipe (the packet, which carries its arrival time on a link, in
+/// a ring buffer that may be up to twice its length).
+pub const PACKET_BYTES: f64 = 2.0 * std::mem::size_of::<Packet>() as f64;
 /// Bytes per sampled value until the run's series reach Python (the engine's vector up to twice its
 /// length, the bytes handed over, the copy Python keeps).
 pub const SAMPLE_BYTES: f64 = 32.0;
