@@ -473,7 +473,7 @@ fn resource_estimates_refuse_and_limits_override() {
     let e = with(json!({"duration": "0.01s", "flows": {"count": 1000000}, "limits": {"memory": "1GB"}}))
         .unwrap_err();
     assert_eq!(e.field, "flows.count");
-    assert!(e.message.starts_with("1,000,000 flows need about 2.7 GB of memory"), "{e}");
+    assert!(e.message.starts_with("1,000,000 flows need about 2.2 GB of memory"), "{e}");
     // A buffer as large as allowed costs only what can arrive at it.
     let c = with(json!({"duration": "100s", "bottleneck": {"rate": "10Gbps", "queue": {"discipline": "droptail", "limit": 1e9 as u64}}}))
         .unwrap();
