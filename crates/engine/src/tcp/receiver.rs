@@ -197,21 +197,29 @@ impl Receiver {
             if let Some(i) = first_block {
                 chosen[0] = i;
             }
-            // The others by most recent change, in one pass: insertion into the (short) ranked tail.
+            // The others by most recent change (stamps are distinct, so the ranking does not depend on the
+            // order of the pass), in one pass: insertion into the (short) ranked tail, whose stamps sit
+            // beside it. From the highest block down, since the newest blocks are usually the highest: a
+            // block older than a full tail's last then costs one compare.
+            let mut changes = [0u64; MAX_SACK_BLOCKS];
             let mut n = first;
-            for i in 0..self.blocks.len() {
-                if Some(i) == first_block {
+            for (i, block) in self.blocks.iter().enumerate().rev() {
+                let changed = block.changed;
+                if (n == MAX_SACK_BLOCKS && changes[n - 1] >= changed) || Some(i) == first_block {
                     continue;
                 }
-                let changed = self.blocks[i].changed;
                 let mut at = n;
-                while at > first && self.blocks[chosen[at - 1]].changed < changed {
+                while at > first && changes[at - 1] < changed {
                     at -= 1;
                 }
                 if at < MAX_SACK_BLOCKS {
-                    let end = n.min(MAX_SACK_BLOCKS - 1);
-                    chosen.copy_within(at..end, at + 1);
+                    // Shift the tail by hand: at most three entries, where `copy_within` calls memmove.
+                    for k in (at + 1..=n.min(MAX_SACK_BLOCKS - 1)).rev() {
+                        chosen[k] = chosen[k - 1];
+                        changes[k] = changes[k - 1];
+                    }
                     chosen[at] = i;
+                    changes[at] = changed;
                     n = (n + 1).min(MAX_SACK_BLOCKS);
                 }
             }
