@@ -894,7 +894,7 @@ impl Simulation {
             observe_sender(tr, flow, f, at, out, Some(&ack));
         }
         flow.launch(out, events, hops, f as u32, at);
-        if flow.fct == NEVER && flow.sender.is_complete() {
+        if flow.fct().is_none() && flow.sender.is_complete() {
             self.complete(f, at);
         }
     }

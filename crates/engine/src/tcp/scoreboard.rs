@@ -17,7 +17,7 @@ const RETX: u8 = 4;
 /// Ever retransmitted (Karn's rule).
 const EVER_RETX: u8 = 8;
 
-/// Packed to 9 bytes (16 aligned): at 10^6 flows every outstanding segment's entry counts
+/// Packed to 9 bytes (16 if aligned): at 10^6 flows every outstanding segment's entry counts
 /// (docs/benchmarks.md, "At scale"), and x86-64 and AArch64 read unaligned fields at full speed.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, packed)]
@@ -112,7 +112,7 @@ impl Scoreboard {
         self.lost == self.retx
     }
 
-    /// The newest transmission ordinal delivered since the last call (see `newest_delivered`).
+    /// The newest transmission ordinal delivered since the last call (see [`Delivery`]).
     pub fn take_newest_delivered(&mut self) -> Option<u32> {
         self.delivery.as_mut().and_then(|d| d.newest.take())
     }
