@@ -1236,10 +1236,10 @@ impl Simulation {
         let mut in_network = state.retired_in_network;
         let mut acks_in_network = 0;
         for f in self.flows.iter().filter(|f| f.group as usize == g && !f.freed) {
-            counts.add(&f.counts());
+            let c = f.counts();
+            counts.add(&c);
             sent += f.sender.stats.sent;
             in_network += f.in_network as u64;
-            let c = f.counts();
             acks_in_network += c.acks_sent - c.acks_delivered - c.acks_dropped;
         }
         GroupConservation {

@@ -208,20 +208,19 @@ impl Receiver {
                 if (n == MAX_SACK_BLOCKS && changes[n - 1] >= changed) || Some(i) == first_block {
                     continue;
                 }
+                // It goes in: into free room, or (a full tail's last being older) at least one place up.
                 let mut at = n;
                 while at > first && changes[at - 1] < changed {
                     at -= 1;
                 }
-                if at < MAX_SACK_BLOCKS {
-                    // Shift the tail by hand: at most three entries, where `copy_within` calls memmove.
-                    for k in (at + 1..=n.min(MAX_SACK_BLOCKS - 1)).rev() {
-                        chosen[k] = chosen[k - 1];
-                        changes[k] = changes[k - 1];
-                    }
-                    chosen[at] = i;
-                    changes[at] = changed;
-                    n = (n + 1).min(MAX_SACK_BLOCKS);
+                // Shift the tail by hand: at most three entries, where `copy_within` calls memmove.
+                for k in (at + 1..=n.min(MAX_SACK_BLOCKS - 1)).rev() {
+                    chosen[k] = chosen[k - 1];
+                    changes[k] = changes[k - 1];
                 }
+                chosen[at] = i;
+                changes[at] = changed;
+                n = (n + 1).min(MAX_SACK_BLOCKS);
             }
             for (k, &i) in chosen[..n].iter().enumerate() {
                 ack.sack[k] = (self.blocks[i].start, self.blocks[i].end);
