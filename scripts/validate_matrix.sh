@@ -31,7 +31,7 @@ run $S/v3[7-9]*.toml $S/v4[0-4]*.toml --max-replications v37=150 --max-replicati
 # DCTCP through step marking (ns-3: TcpDctcp, RedQueueDisc with MinTh = MaxTh, QW = 1).
 run $S/v4[5-8]*.toml --out $V/datacenter
 # BBR (ns-3: TcpBbr) alone and against CUBIC, one socket type per group.
-run $S/v49*.toml $S/v5[0-2]*.toml --out $V/bbr
+run $S/v49*.toml $S/v5[0-2]*.toml $S/v5[56]*.toml --out $V/bbr
 # BBR at one BDP: alone, and against CUBIC between v51's half BDP and v52's four.
 run $S/v5[3-4]*.toml --out $V/bbr-1bdp
 python3 scripts/validation_status.py

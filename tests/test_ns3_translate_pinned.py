@@ -157,6 +157,10 @@ PINNED = {
     "v53-1flow-bbr-droptail-1bdp@7": "01ddc1e37f7b51548df81cabcec49882",
     "v54-bbr-vs-cubic-droptail-1bdp@1": "fdc102fa52f9dd341f09f0ba271c97be",
     "v54-bbr-vs-cubic-droptail-1bdp@7": "90aedc12c044cc1c7c4ea6379c92678f",
+    "v55-bbr-vs-cubic-droptail-4bdp-rto300ms@1": "df2387a34ca81799eb8ea6986ae1101e",
+    "v55-bbr-vs-cubic-droptail-4bdp-rto300ms@7": "d5e71c69742a85e0bc1fd7ba77c9af4d",
+    "v56-bbr-vs-cubic-droptail-4bdp-rto1s@1": "b49b11cf42be7c920ba5e0916731cb6f",
+    "v56-bbr-vs-cubic-droptail-4bdp-rto1s@7": "0747703e56cf5789b380e6fde84a74ee",
 }
 VARIANT_PINS = {
     "ared-given": "e760167baf95cf0707b1c763de36942a",

@@ -11,7 +11,8 @@ pub struct RttEstimator {
     base_rto: Time,
     backoff: u32,
     has_sample: bool,
-    latest: Time,
+    /// ns-3's `m_lastRtt` (Linux's `ca_rtt_us`): see [`RttEstimator::last_rtt`]; 0 until the first.
+    last_rtt: Time,
     min: Time,
 }
 
@@ -39,13 +40,12 @@ impl RttEstimator {
             base_rto: b.initial,
             backoff: 0,
             has_sample: false,
-            latest: 0,
+            last_rtt: 0,
             min: Time::MAX,
         }
     }
 
     pub fn sample(&mut self, r: Time, b: &RtoBounds) {
-        self.latest = r;
         self.min = self.min.min(r);
         let r = to_secs(r);
         if self.has_sample {
@@ -80,9 +80,19 @@ impl RttEstimator {
         self.has_sample.then_some(self.srtt)
     }
 
-    /// The latest valid sample, once there is one.
-    pub fn latest(&self) -> Option<Time> {
-        self.has_sample.then_some(self.latest)
+    /// Record the RTT of the newest segment an ACK covers (or of the handshake).
+    pub fn set_last_rtt(&mut self, r: Time) {
+        self.last_rtt = r;
+    }
+
+    /// The RTT of the newest segment the latest cumulative ACK covered that had never been retransmitted
+    /// (the handshake's before any), kept from ACK to ACK until another such segment is covered: ns-3
+    /// 3.44's `TcpSocketState::m_lastRtt` (`TcpSocketBase::EstimateRtt`'s latest transmitted history
+    /// entry) and, for cumulative ACKs, Linux's `ca_rtt_us`. It is what BBR's minimum-RTT filter reads;
+    /// the timer's sample is the *oldest* covered segment's (RFC 6298 §3), one packet gap or a whole
+    /// repaired hole longer.
+    pub fn last_rtt(&self) -> Option<Time> {
+        (self.last_rtt > 0).then_some(self.last_rtt)
     }
 
     /// The smallest sample so far, once there is one.

@@ -47,6 +47,14 @@ impl Delivery {
     }
 }
 
+/// What a cumulative ACK covered: the send times of its oldest and newest segments, each only if that
+/// segment was never retransmitted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Covered {
+    pub oldest: Option<Time>,
+    pub newest: Option<Time>,
+}
+
 #[derive(Default)]
 pub struct Scoreboard {
     segs: VecDeque<Segment>,
@@ -117,10 +125,11 @@ impl Scoreboard {
         self.delivery.as_mut().and_then(|d| d.newest.take())
     }
 
-    /// The first `n` entries were cumulatively acknowledged; returns (send time of the oldest, whether it was
-    /// ever retransmitted).
-    pub fn ack(&mut self, n: usize) -> (Time, bool) {
-        let oldest = self.segs[0];
+    /// The first `n` entries were cumulatively acknowledged; returns the send times of the oldest and the
+    /// newest of them, each `None` if that one was ever retransmitted (no RTT sample: Karn).
+    pub fn ack(&mut self, n: usize) -> Covered {
+        let first_sent = |s: Segment| (s.flags & EVER_RETX == 0).then_some(s.sent_at);
+        let covered = Covered { oldest: first_sent(self.segs[0]), newest: first_sent(self.segs[n - 1]) };
         if let Some(d) = &mut self.delivery {
             for i in 0..n {
                 if self.segs[i].flags & SACKED == 0 {
@@ -156,7 +165,7 @@ impl Scoreboard {
         if let Some(first) = self.sacked_ranges.first_mut() {
             first.0 = first.0.max(self.base);
         }
-        (oldest.sent_at, oldest.flags & EVER_RETX != 0)
+        covered
     }
 
     /// Mark entries `[lo, hi)` SACKed, touching only those not SACKed already.

@@ -387,6 +387,7 @@ impl<C: CongestionControl> Sender<C> {
         let (sent_at, resent) = (std::mem::replace(&mut self.syn_sent_at, NEVER), self.syn_resent);
         if !resent {
             self.rtt.sample(now - sent_at, &cfg.rto);
+            self.rtt.set_last_rtt(now - sent_at);
         } else if cfg.backoff_end == BackoffEnd::NewAck {
             self.rtt.clear_backoff();
         }
@@ -427,11 +428,14 @@ impl<C: CongestionControl> Sender<C> {
         let duplicate = if sack { self.sb.sacked() > sacked_before } else { ack.ack == self.snd_una };
         let newly_acked = ack.ack - self.snd_una;
         if newly_acked > 0 {
-            let (sent_at, retransmitted) = self.sb.ack(newly_acked as usize);
-            if !retransmitted {
+            let covered = self.sb.ack(newly_acked as usize);
+            if let Some(sent_at) = covered.oldest {
                 self.rtt.sample(now - sent_at, &cfg.rto);
             } else if cfg.backoff_end == BackoffEnd::NewAck {
                 self.rtt.clear_backoff();
+            }
+            if let Some(sent_at) = covered.newest {
+                self.rtt.set_last_rtt(now - sent_at);
             }
             self.snd_una = ack.ack;
             // RFC 6675 §5: a cumulative ACK resets DupAcks; one that also SACKs new data counts as the first.
@@ -1446,6 +1450,38 @@ mod tests {
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out); // sample 0.1; 10 and 11 leave at 0.1
         s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out); // oldest (1) left at 0: sample 0.3
         assert!((s.srtt().unwrap() - (0.875 * 0.1 + 0.125 * 0.3)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn last_rtt_from_the_newest_acknowledged_segment() {
+        // ns-3's `m_lastRtt` (what BBR's minimum-RTT filter reads): the same ACK as above times its newest
+        // segment, 11, sent at 0.1: 0.2 s, while the timer's sample is the oldest's 0.3 s.
+        let c = cfg(true, false);
+        let (mut s, mut out) = started(&c);
+        s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
+        assert_eq!(s.rtt.last_rtt(), Some(from_secs(0.1)));
+        s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out);
+        assert_eq!(s.rtt.last_rtt(), Some(from_secs(0.3) - from_secs(0.1)));
+    }
+
+    #[test]
+    fn last_rtt_after_a_repaired_hole_times_the_newest_segment_and_keeps_its_value_otherwise() {
+        // Segment 0 lost and resent, 1..=3 SACKed: the ACK that fills the hole gives the timer nothing
+        // (Karn), but its newest segment, 9, was never resent, so BBR gets its RTT (ns-3, Linux).
+        let c = cfg(true, false);
+        let (mut s, mut out) = started(&c);
+        assert_eq!(s.rtt.last_rtt(), None, "no ACK yet");
+        for k in 2..=4 {
+            s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1), &c, &mut out);
+        }
+        s.on_ack(&ack(10, &[]), from_secs(0.5), &c, &mut out);
+        assert_eq!(s.srtt(), None);
+        assert_eq!(s.rtt.last_rtt(), Some(from_secs(0.5)), "segment 9 left at 0");
+        // An ACK whose newest segment was resent leaves the value as it was.
+        let resent = s.snd_una;
+        s.emit(resent, true, from_secs(0.6), &c, &mut out);
+        s.on_ack(&ack(resent + 1, &[]), from_secs(0.7), &c, &mut out);
+        assert_eq!(s.rtt.last_rtt(), Some(from_secs(0.5)));
     }
 
     #[test]

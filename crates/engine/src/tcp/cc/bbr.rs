@@ -4,7 +4,9 @@
 //! - **Model**: the bottleneck bandwidth is a windowed maximum (Kathleen Nichols' three-sample filter, ns-3's
 //!   `WindowedFilter`) of delivery-rate samples ([`crate::tcp::rate`]) over `bw_window` packet-timed
 //!   rounds; app-limited samples enter only if they raise it. The propagation delay is the minimum RTT
-//!   sample, renewed when `min_rtt_window` passes without a lower one.
+//!   sample, renewed when `min_rtt_window` passes without a lower one; a sample times the *newest* segment
+//!   a cumulative ACK covers, unless it was retransmitted (ns-3's `m_lastRtt`, Linux's `ca_rtt_us`:
+//!   [`crate::tcp::rtt::RttEstimator::last_rtt`]), not the oldest as the retransmission timer does.
 //! - **States**: STARTUP (pacing and window gain `high_gain`) until the bandwidth grows by less than 25 %
 //!   in three rounds; DRAIN (pacing gain 1/`high_gain`) until the data in flight falls to one BDP;
 //!   PROBE_BW cycling pacing gains 5/4, 3/4, 1 ×6 (one phase per minimum RTT; 5/4 lasts until a loss or
@@ -436,7 +438,7 @@ impl BbrState {
 
     fn update_min_rtt(&mut self, ctx: &CcContext) {
         self.min_rtt_expired = ctx.now > self.min_rtt_stamp.saturating_add(self.min_rtt_window);
-        if let Some(last) = ctx.rtt.latest().filter(|&r| r > 0) {
+        if let Some(last) = ctx.rtt.last_rtt() {
             if self.min_rtt.is_none_or(|m| last <= m) || self.min_rtt_expired {
                 self.min_rtt = Some(last);
                 self.min_rtt_stamp = ctx.now;
