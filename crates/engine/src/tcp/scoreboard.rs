@@ -16,6 +16,8 @@ const LOST: u8 = 2;
 const RETX: u8 = 4;
 /// Ever retransmitted (Karn's rule).
 const EVER_RETX: u8 = 8;
+/// Sent before a retransmission timeout: no `newest` RTT from it ([`Scoreboard::forget_send_times`]).
+const BEFORE_TIMEOUT: u8 = 16;
 
 /// Packed to 9 bytes (16 if aligned): at 10^6 flows every outstanding segment's entry counts
 /// (docs/benchmarks.md, "At scale"), and x86-64 and AArch64 read unaligned fields at full speed.
@@ -129,7 +131,11 @@ impl Scoreboard {
     /// newest of them, each `None` if that one was ever retransmitted (no RTT sample: Karn).
     pub fn ack(&mut self, n: usize) -> Covered {
         let first_sent = |s: Segment| (s.flags & EVER_RETX == 0).then_some(s.sent_at);
-        let covered = Covered { oldest: first_sent(self.segs[0]), newest: first_sent(self.segs[n - 1]) };
+        let newest = self.segs[n - 1];
+        let covered = Covered {
+            oldest: first_sent(self.segs[0]),
+            newest: (newest.flags & BEFORE_TIMEOUT == 0).then_some(newest).and_then(first_sent),
+        };
         if let Some(d) = &mut self.delivery {
             for i in 0..n {
                 if self.segs[i].flags & SACKED == 0 {
@@ -251,6 +257,15 @@ impl Scoreboard {
     }
 
     /// A retransmission timeout: every unSACKed entry is lost and due for retransmission.
+    /// A retransmission timeout: what is outstanding gives no `newest` RTT when acknowledged (ns-3 3.44's
+    /// `ReTxTimeout` clears the RTT history `m_lastRtt` is read from; Linux takes no cumulative RTT from a
+    /// segment SACKed earlier).
+    pub fn forget_send_times(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.flags |= BEFORE_TIMEOUT;
+        }
+    }
+
     pub fn mark_all_lost(&mut self) {
         for i in 0..self.segs.len() {
             self.mark_lost(i);

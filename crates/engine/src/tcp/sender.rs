@@ -723,6 +723,7 @@ impl<C: CongestionControl> Sender<C> {
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
         self.sb.mark_all_lost();
+        self.sb.forget_send_times();
         self.rtt.back_off();
         self.transmit(now, cfg, out);
     }
@@ -1482,6 +1483,19 @@ mod tests {
         s.emit(resent, true, from_secs(0.6), &c, &mut out);
         s.on_ack(&ack(resent + 1, &[]), from_secs(0.7), &c, &mut out);
         assert_eq!(s.rtt.last_rtt(), Some(from_secs(0.5)));
+    }
+
+    #[test]
+    fn no_last_rtt_from_segments_sent_before_a_timeout() {
+        // ns-3 clears its RTT history at a timeout: segments 1..=9, sent before it at 0 and never resent,
+        // give BBR no 2 s sample when the resent segment 0 is acknowledged with them.
+        let c = cfg(true, false);
+        let (mut s, mut out) = started(&c);
+        s.on_ack(&ack(0, &[(1, 10)]), from_secs(0.1), &c, &mut out);
+        let before = s.rtt.last_rtt();
+        s.on_timeout(from_secs(1.0), &c, &mut out);
+        s.on_ack(&ack(10, &[]), from_secs(2.0), &c, &mut out);
+        assert_eq!(s.rtt.last_rtt(), before);
     }
 
     #[test]
