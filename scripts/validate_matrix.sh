@@ -30,8 +30,9 @@ run $S/v3[7-9]*.toml $S/v4[0-4]*.toml --max-replications v37=150 --max-replicati
   --max-replications v39=150 --max-replications v43=100 --out $V/tiny
 # DCTCP through step marking (ns-3: TcpDctcp, RedQueueDisc with MinTh = MaxTh, QW = 1).
 run $S/v4[5-8]*.toml --out $V/datacenter
-# BBR (ns-3: TcpBbr) alone and against CUBIC, one socket type per group.
-run $S/v49*.toml $S/v5[0-2]*.toml $S/v5[56]*.toml --out $V/bbr
+# BBR (ns-3: TcpBbr) alone and against CUBIC, one socket type per group; BBR's share in v55 and v56 (v52 off
+# its knife edge) varies by about 0.1 from seed to seed, as wide as its ±0.03 band.
+run $S/v49*.toml $S/v5[0-2]*.toml $S/v5[56]*.toml --max-replications v55=120 --max-replications v56=120 --out $V/bbr
 # BBR at one BDP: alone, and against CUBIC between v51's half BDP and v52's four.
 run $S/v5[3-4]*.toml --out $V/bbr-1bdp
 python3 scripts/validation_status.py

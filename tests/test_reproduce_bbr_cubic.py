@@ -62,7 +62,8 @@ def test_registry_and_design() -> None:
     assert (sc["duration"], sc["warmup"]) == ("600s", "200s")  # d = 400 s after convergence
     assert [g["count"] for g in sc["flows"]] == [2, 1]
     assert sc["flows"][0]["tcp"]["congestion_control"] == {
-        "kind": "bbr", "aggregation": "linux", "recovery_exit": "restore", "idle_restart": "linux"}
+        "kind": "bbr", "aggregation": "linux", "recovery_exit": "restore", "idle_restart": "linux",
+        "rtt_sample": "linux"}
     assert sc["flows"][1]["tcp"]["congestion_control"] == "cubic"
     reno = ex["fig8c"][0].scenario
     assert reno["flows"][1]["tcp"]["congestion_control"] == "newreno" and reno["duration"] == "400s"

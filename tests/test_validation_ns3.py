@@ -868,11 +868,13 @@ def test_bbr_translation_and_what_it_refuses():
     assert d["ns3::TcpBbr::RttWindowLength"] == "10000000000ns"
     assert d["ns3::TcpSocketState::MaxPacingRate"] == "100Gb/s"
     assert any(n.startswith("bbr: ") for n in cfg["notes"])
+    assert "rtt_sample" not in cfg["groups"][0]["tcp"]["congestion_control"], "the engine's reading only"
     # Without the handshake the two start their pacing from different RTTs: said.
     cfg = ns3sim.translate(scenario(tcp={"congestion_control": "bbr", "sack": True}))
     assert any(n.startswith("tcp.handshake") for n in cfg["notes"])
     for cc, field in (({"kind": "bbr", "aggregation": "linux"}, "aggregation"),
-                      ({"kind": "bbr", "recovery_exit": "restore"}, "recovery_exit")):
+                      ({"kind": "bbr", "recovery_exit": "restore"}, "recovery_exit"),
+                      ({"kind": "bbr", "rtt_sample": "linux"}, "rtt_sample")):
         with pytest.raises(BufferLabError, match=rf"tcp\.congestion_control\.{field}"):
             ns3sim.translate(scenario(tcp={"congestion_control": cc, "sack": True}))
     with pytest.raises(BufferLabError, match=r"tcp\.pacing: BBR paces itself"):

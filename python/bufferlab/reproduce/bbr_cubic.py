@@ -56,15 +56,17 @@ WARMUP_S = 200.0
 D_CUBIC, D_RENO = 400.0, 200.0
 
 PRINCIPAL = ("the paper's testbed (§2): Linux 4.13 BBR v1 with internal pacing (Linux's ACK-aggregation "
-             "estimate, its window restore after recovery and its restart after idle), Linux CUBIC, SACK and "
+             "estimate, its window restore after recovery, its restart after idle and its per-ACK RTT "
+             "sample), Linux CUBIC, SACK and "
              "delayed ACKs, 1,500-byte packets, a DropTail queue of X BDPs rounded to the nearest power of "
              "two in packets, equal RTTs, all flows starting within 100 ms")
 
 #: The alternative readings: their names in the claims table, and what each changes in a run.
 READINGS: Dict[str, Tuple[str, Dict[str, Any]]] = {
-    "ns3-bbr": ("BBR as ns-3 3.44 runs it (its aggregation epoch, cwnd = ssthresh after recovery)",
+    "ns3-bbr": ("BBR as ns-3 3.44 runs it (its aggregation epoch, cwnd = ssthresh after recovery, its "
+                "RTT sample kept from ACK to ACK)",
                 {"bbr": {"aggregation": "ns-3", "recovery_exit": "ssthresh",
-                         "idle_restart": "ns-3"}}),
+                         "idle_restart": "ns-3", "rtt_sample": "ns-3"}}),
     "exact-queue": ("queue of exactly X BDPs (no power-of-two rounding)", {"exact": True}),
 }
 
@@ -84,7 +86,8 @@ CHOICES = [
     "(1024 packet)\", which fits neither 10 Mb/s × 40 ms in 1,500-byte packets nor the rounding; it is not "
     "used.)",
     "**BBR is Linux 4.13's v1** (\"All servers are running Linux 4.13 (using internal TCP pacing)\", §2): "
-    "`aggregation = \"linux\"`, `recovery_exit = \"restore\"`, `idle_restart = \"linux\"`. Alternative "
+    "`aggregation = \"linux\"`, `recovery_exit = \"restore\"`, `idle_restart = \"linux\"`, "
+    "`rtt_sample = \"linux\"`. Alternative "
     "reading: ns-3 3.44's `TcpBbr`, which the engine also follows (validation v49-v52). Cubic and Reno are "
     "the engine's `cubic` and `newreno` (Linux's), with SACK and delayed ACKs; iPerf 3's flows are bulk "
     "transfers.",
@@ -117,7 +120,7 @@ def scenario(n_bbr: int, n_other: int, q: int, *, net: Tuple[float, float] = DEF
     change = READINGS[reading][1] if reading else {}
     rate, rtt = net
     bbr = {"kind": "bbr", "aggregation": "linux", "recovery_exit": "restore", "idle_restart": "linux",
-           **change.get("bbr", {})}
+           "rtt_sample": "linux", **change.get("bbr", {})}
     start = {"uniform": ["0s", "100ms"]}
     groups = [{"name": "bbr", "count": n_bbr, "rtt": f"{rtt * 1e3:g}ms", "access_rate": "1Gbps",
                "start": start, "tcp": {"congestion_control": bbr}}]

@@ -39,6 +39,9 @@ pub struct RateSample {
     pub prior_in_flight: u32,
     /// The smallest smoothed RTT so far (ns-3's `tcb->m_minRtt`), which an interval must reach.
     pub min_srtt: Option<Time>,
+    /// This ACK's RTT as Linux times it (`rs->rtt_us`: [`crate::tcp::scoreboard::Scoreboard::take_ack_rtt_sent`]);
+    /// set by the sender, `None` on an ACK that times nothing.
+    pub rtt: Option<Time>,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -36,6 +36,12 @@ struct Delivery {
     /// The newest ordinal among the entries delivered (cumulatively acknowledged without being SACKed
     /// before, or newly SACKed) since [`Scoreboard::take_newest_delivered`] last read it.
     newest: Option<u32>,
+    /// Since [`Scoreboard::take_ack_rtt_sent`] last read them: the send time of the newest entry newly
+    /// SACKed that was never retransmitted, and of the newest cumulatively acknowledged without being
+    /// SACKed before, if none of those acknowledged was ever retransmitted (Linux's `last_sackt` and
+    /// `last_ackt` without `FLAG_RETRANS_DATA_ACKED`, `tcp_clean_rtx_queue`).
+    sack_sent: Option<Time>,
+    cum_sent: Option<Time>,
 }
 
 impl Delivery {
@@ -127,6 +133,15 @@ impl Scoreboard {
         self.delivery.as_mut().and_then(|d| d.newest.take())
     }
 
+    /// The send time that times this ACK as Linux does (`ca_rtt_us`, a rate sample's `rtt_us`): the newest
+    /// entry it newly SACKed, else the newest it cumulatively acknowledged, neither ever retransmitted
+    /// (see [`Delivery`]); `None` without one, or when not tracking. Clears it for the next ACK.
+    pub fn take_ack_rtt_sent(&mut self) -> Option<Time> {
+        let d = self.delivery.as_mut()?;
+        let (sack, cum) = (d.sack_sent.take(), d.cum_sent.take());
+        sack.or(cum)
+    }
+
     /// The first `n` entries were cumulatively acknowledged; returns the send times of the oldest and the
     /// newest of them, each `None` if that one was ever retransmitted (no RTT sample: Karn).
     pub fn ack(&mut self, n: usize) -> Covered {
@@ -137,11 +152,16 @@ impl Scoreboard {
             newest: (newest.flags & BEFORE_TIMEOUT == 0).then_some(newest).and_then(first_sent),
         };
         if let Some(d) = &mut self.delivery {
+            let (mut resent, mut newest) = (false, None);
             for i in 0..n {
-                if self.segs[i].flags & SACKED == 0 {
+                let s = self.segs[i];
+                resent |= s.flags & EVER_RETX != 0;
+                if s.flags & SACKED == 0 {
                     d.delivered(i);
+                    newest = Some(s.sent_at);
                 }
             }
+            d.cum_sent = if resent { None } else { newest };
             d.tx.drain(..n);
             crate::deque::release_slack(&mut d.tx);
         }
@@ -215,6 +235,9 @@ impl Scoreboard {
         self.sacked += 1;
         if let Some(d) = &mut self.delivery {
             d.delivered(i);
+            if f & EVER_RETX == 0 {
+                d.sack_sent = d.sack_sent.max(Some(self.segs[i].sent_at));
+            }
         }
         self.lost -= (f & LOST != 0) as u32;
         self.retx -= (f & RETX != 0) as u32;
@@ -337,6 +360,25 @@ mod tests {
 
     fn scan_is_lost(sb: &Scoreboard, i: usize, dupthresh: u32) -> bool {
         sb.segs.iter().skip(i + 1).filter(|s| s.flags & SACKED != 0).count() as u32 >= dupthresh
+    }
+
+    #[test]
+    fn an_ack_is_timed_as_linux_times_it() {
+        let mut sb = Scoreboard::default();
+        sb.track_delivery();
+        for t in 0..6 {
+            sb.push(t * 10);
+        }
+        assert_eq!(sb.take_ack_rtt_sent(), None, "nothing delivered");
+        sb.sack(2, 4); // entries 2 and 3, sent at 20 and 30: the newest newly SACKed
+        assert_eq!(sb.take_ack_rtt_sent(), Some(30));
+        sb.ack(4); // 0 and 1 newly acknowledged (2 and 3 were SACKed before): the newest of them
+        assert_eq!(sb.take_ack_rtt_sent(), Some(10));
+        sb.retransmitted(0, 100); // entry 4 (first sent at 40) resent
+        sb.sack(1, 2); // entry 5, never resent
+        sb.ack(1); // entry 4 was resent: no cumulative sample, but the SACK's stands
+        assert_eq!(sb.take_ack_rtt_sent(), Some(50));
+        assert_eq!(sb.take_ack_rtt_sent(), None, "read once");
     }
 
     #[test]

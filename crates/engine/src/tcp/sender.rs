@@ -414,10 +414,9 @@ impl<C: CongestionControl> Sender<C> {
         }
         let sacked_before = self.sb.sacked();
         // What a rate sample needs from before the ACK: the pipe and the segments marked lost.
-        let before = (C::CONTROLS_WINDOW && self.rate.is_some()).then(|| RateBefore {
-            pipe: self.sb.pipe(),
-            lost: self.sb.lost(),
-            recoveries: self.stats.fast_recoveries,
+        let before = (C::CONTROLS_WINDOW && self.rate.is_some()).then(|| {
+            self.sb.take_ack_rtt_sent(); // what an earlier ACK left unread is not this one's
+            RateBefore { pipe: self.sb.pipe(), lost: self.sb.lost(), recoveries: self.stats.fast_recoveries }
         });
         let sack = cfg.sack_in_use();
         if sack {
@@ -532,7 +531,8 @@ impl<C: CongestionControl> Sender<C> {
         let Some(rate) = self.rate.as_mut() else { return };
         let lost = self.sb.lost().abs_diff(before.lost);
         let newest = self.sb.take_newest_delivered();
-        let rs = rate.on_ack(now, newest, delivered, lost, before.pipe, self.rtt.srtt());
+        let mut rs = rate.on_ack(now, newest, delivered, lost, before.pipe, self.rtt.srtt());
+        rs.rtt = self.sb.take_ack_rtt_sent().map(|sent| now - sent);
         let total = rate.delivered();
         let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
         self.cc.control(&mut self.win, &rs, total, &ctx);

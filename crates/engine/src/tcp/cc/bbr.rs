@@ -5,7 +5,7 @@
 //!   `WindowedFilter`) of delivery-rate samples ([`crate::tcp::rate`]) over `bw_window` packet-timed
 //!   rounds; app-limited samples enter only if they raise it. The propagation delay is the minimum RTT
 //!   sample, renewed when `min_rtt_window` passes without a lower one; a sample times the *newest* segment
-//!   a cumulative ACK covers, unless it was retransmitted (ns-3's `m_lastRtt`, Linux's `ca_rtt_us`:
+//!   a cumulative ACK covers, unless it was retransmitted or sent before a timeout (ns-3's `m_lastRtt`:
 //!   [`crate::tcp::rtt::RttEstimator::last_rtt`]), not the oldest as the retransmission timer does.
 //! - **States**: STARTUP (pacing and window gain `high_gain`) until the bandwidth grows by less than 25 %
 //!   in three rounds; DRAIN (pacing gain 1/`high_gain`) until the data in flight falls to one BDP;
@@ -33,6 +33,9 @@
 //!   and nothing clears (`"ns-3"`), or while the rate sampler marks the connection application-limited, as
 //!   Linux's `tp->app_limited` (`"linux"`); `"off"` never. ns-3 sends the first retransmission after a
 //!   timeout outside `SendPendingData`, so a timeout's own restart is not one.
+//! - `rtt_sample`: the minimum-RTT filter reads ns-3's `m_lastRtt`, kept from ACK to ACK (`"ns-3"`), or
+//!   Linux's per-ACK `rs->rtt_us`, which times newly SACKed segments first and skips an ACK of
+//!   retransmitted data (`"linux"`; [`RttSample`]).
 //!
 //! Also as ns-3 (fixed): rate samples shorter than the smallest smoothed RTT are invalid; the first
 //! PROBE_BW phase is drawn from 6 of the 8 (ns-3's `GetValue(0, 6)` truncated); PROBE_RTT does not mark
@@ -87,7 +90,24 @@ pub enum IdleRestart {
     Off,
 }
 
-name_params!(RecoveryExit, Aggregation, IdleRestart);
+/// Which RTT sample the minimum-RTT filter reads.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RttSample {
+    /// ns-3 3.44's `m_lastRtt`: the newest segment the latest cumulative ACK covered (never retransmitted,
+    /// nor sent before a timeout, whose history ns-3 clears), kept from ACK to ACK; a sample as low as
+    /// the minimum renews it.
+    #[default]
+    #[serde(rename = "ns-3")]
+    Ns3,
+    /// Linux's `rs->rtt_us` (`ca_rtt_us`): the newest segment this ACK newly SACKed, else the newest it
+    /// cumulatively acknowledged that was not SACKed before (none if any it acknowledged was retransmitted);
+    /// only the ACK that carries it; only a lower sample renews the minimum. Linux's exception for delayed
+    /// ACKs at expiry (`is_ack_delayed`) is not modelled.
+    Linux,
+}
+
+name_params!(RecoveryExit, Aggregation, IdleRestart, RttSample);
 
 params! {
     /// BBR v1 (Cardwell et al. 2016; ns-3's `TcpBbr`): paces at its estimate of the bottleneck bandwidth
@@ -110,6 +130,9 @@ params! {
         /// When sending with nothing in flight restarts BBR after idle: `"ns-3"` (once the flow has been
         /// in PROBE_RTT), `"linux"` (while application-limited) or `"off"`.
         idle_restart: IdleRestart = IdleRestart::Ns3, Rule::names(&["ns-3", "linux", "off"]);
+        /// The minimum-RTT filter's sample: `"ns-3"` (the newest segment the latest cumulative ACK covered,
+        /// kept from ACK to ACK) or `"linux"` (the newest segment each ACK delivers, SACKed ones first).
+        rtt_sample: RttSample = RttSample::Ns3, Rule::names(&["ns-3", "linux"]);
     }
 }
 
@@ -206,6 +229,7 @@ pub struct BbrState {
     aggregation: Aggregation,
     recovery_exit: RecoveryExit,
     idle_restart_rule: IdleRestart,
+    rtt_sample: RttSample,
     rng: Rng,
 
     initialized: bool,
@@ -264,6 +288,7 @@ impl Controller for Bbr {
             aggregation: s.aggregation,
             recovery_exit: s.recovery_exit,
             idle_restart_rule: s.idle_restart,
+            rtt_sample: s.rtt_sample,
             rng,
             initialized: false,
             initial_cwnd: 0.0,
@@ -436,10 +461,15 @@ impl BbrState {
         }
     }
 
-    fn update_min_rtt(&mut self, ctx: &CcContext) {
+    fn update_min_rtt(&mut self, rs: &RateSample, ctx: &CcContext) {
         self.min_rtt_expired = ctx.now > self.min_rtt_stamp.saturating_add(self.min_rtt_window);
-        if let Some(last) = ctx.rtt.last_rtt() {
-            if self.min_rtt.is_none_or(|m| last <= m) || self.min_rtt_expired {
+        let (sample, renews_equal) = match self.rtt_sample {
+            RttSample::Ns3 => (ctx.rtt.last_rtt(), true),
+            RttSample::Linux => (rs.rtt, false),
+        };
+        if let Some(last) = sample.filter(|&r| r > 0) {
+            let lower = self.min_rtt.is_none_or(|m| last < m || (renews_equal && last == m));
+            if lower || self.min_rtt_expired {
                 self.min_rtt = Some(last);
                 self.min_rtt_stamp = ctx.now;
             }
@@ -672,7 +702,7 @@ impl CongestionControl for Bbr {
         }
         s.check_full_pipe(rs);
         s.check_drain(w, ctx);
-        s.update_min_rtt(ctx);
+        s.update_min_rtt(rs, ctx);
         s.check_probe_rtt(w, rs, ctx);
         // UpdateControlParameters.
         s.set_pacing_rate(w, s.pacing_gain, rs.min_srtt);
@@ -759,6 +789,35 @@ mod tests {
         let target = 2.0 * 40.0 + 3.0 + 40.0 + if b.cycle_index == 0 { 2.0 } else { 0.0 };
         assert!((b.target_cwnd - target).abs() < 1e-6, "{}", b.target_cwnd);
         assert!(w.cwnd <= b.target_cwnd && w.cwnd >= MIN_PIPE_CWND, "{}", w.cwnd);
+    }
+
+    /// The minimum-RTT filter's input: ns-3's `m_lastRtt` persists and an equal sample renews the minimum;
+    /// Linux reads only the ACK's own sample and only a lower one renews it.
+    #[test]
+    fn the_min_rtt_filter_reads_the_chosen_sample() {
+        for (rule, renewed_by_equal, lowered_by_stale) in
+            [(RttSample::Ns3, true, true), (RttSample::Linux, false, false)]
+        {
+            let mut b = bbr(5);
+            b.rtt_sample = rule;
+            b.min_rtt = Some(from_secs(0.05));
+            let mut est = RttEstimator::default();
+            // The ACK's own sample equals the minimum; ns-3's kept sample is the same here.
+            est.set_last_rtt(from_secs(0.05));
+            let rs = RateSample { rtt: Some(from_secs(0.05)), ..RateSample::default() };
+            b.update_min_rtt(&rs, &CcContext { now: from_secs(1.0), ..test_context(&est, 10) });
+            assert_eq!(b.min_rtt_stamp == from_secs(1.0), renewed_by_equal, "{rule:?}");
+            // A lower sample kept from an earlier ACK; this ACK times nothing.
+            est.set_last_rtt(from_secs(0.04));
+            let none = RateSample::default();
+            b.update_min_rtt(&none, &CcContext { now: from_secs(2.0), ..test_context(&est, 10) });
+            assert_eq!(b.min_rtt == Some(from_secs(0.04)), lowered_by_stale, "{rule:?}");
+            // An expired minimum takes the next sample, however high.
+            let high = RateSample { rtt: Some(from_secs(0.3)), ..RateSample::default() };
+            est.set_last_rtt(from_secs(0.3));
+            b.update_min_rtt(&high, &CcContext { now: from_secs(20.0), ..test_context(&est, 10) });
+            assert_eq!(b.min_rtt, Some(from_secs(0.3)), "{rule:?}");
+        }
     }
 
     /// `CA_EVENT_TX_START` in PROBE_BW: the pacing rate drops to the bandwidth estimate (gain 1) and PROBE_RTT
