@@ -85,12 +85,12 @@ impl RttEstimator {
         self.last_rtt = r;
     }
 
-    /// The RTT of the newest segment the latest cumulative ACK covered that had never been retransmitted
-    /// (the handshake's before any), kept from ACK to ACK until another such segment is covered: ns-3
-    /// 3.44's `TcpSocketState::m_lastRtt` (`TcpSocketBase::EstimateRtt`'s latest transmitted history
-    /// entry) and, for cumulative ACKs, Linux's `ca_rtt_us`. It is what BBR's minimum-RTT filter reads;
-    /// the timer's sample is the *oldest* covered segment's (RFC 6298 §3), one packet gap or a whole
-    /// repaired hole longer.
+    /// The RTT of the newest segment the latest cumulative ACK covered that was never retransmitted nor
+    /// sent before a timeout (the handshake's before any), kept from ACK to ACK until another such segment
+    /// is covered: ns-3 3.44's `TcpSocketState::m_lastRtt` (`TcpSocketBase::EstimateRtt`'s latest
+    /// transmitted history entry; `ReTxTimeout` clears the history). Kept only for a sender whose
+    /// controller reads it (BBR's minimum-RTT filter). The timer's sample is the *oldest* covered
+    /// segment's (RFC 6298 §3), one packet gap or a whole repaired hole longer.
     pub fn last_rtt(&self) -> Option<Time> {
         (self.last_rtt > 0).then_some(self.last_rtt)
     }

@@ -55,14 +55,6 @@ impl Delivery {
     }
 }
 
-/// What a cumulative ACK covered: the send times of its oldest and newest segments, each only if that
-/// segment was never retransmitted.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Covered {
-    pub oldest: Option<Time>,
-    pub newest: Option<Time>,
-}
-
 #[derive(Default)]
 pub struct Scoreboard {
     segs: VecDeque<Segment>,
@@ -142,15 +134,18 @@ impl Scoreboard {
         sack.or(cum)
     }
 
-    /// The first `n` entries were cumulatively acknowledged; returns the send times of the oldest and the
-    /// newest of them, each `None` if that one was ever retransmitted (no RTT sample: Karn).
-    pub fn ack(&mut self, n: usize) -> Covered {
-        let first_sent = |s: Segment| (s.flags & EVER_RETX == 0).then_some(s.sent_at);
-        let newest = self.segs[n - 1];
-        let covered = Covered {
-            oldest: first_sent(self.segs[0]),
-            newest: (newest.flags & BEFORE_TIMEOUT == 0).then_some(newest).and_then(first_sent),
-        };
+    /// The send time of entry `n - 1`, the newest a cumulative ACK of `n` entries covers, unless it was
+    /// retransmitted or sent before a timeout (ns-3's `m_lastRtt`; read before [`Scoreboard::ack`]).
+    pub fn newest_covered_sent(&self, n: usize) -> Option<Time> {
+        let s = self.segs[n - 1];
+        (s.flags & (EVER_RETX | BEFORE_TIMEOUT) == 0).then_some(s.sent_at)
+    }
+
+    /// The first `n` entries were cumulatively acknowledged; returns the send time of the oldest, `None` if
+    /// it was ever retransmitted (no RTT sample: Karn).
+    pub fn ack(&mut self, n: usize) -> Option<Time> {
+        let oldest = self.segs[0];
+        let oldest = (oldest.flags & EVER_RETX == 0).then_some(oldest.sent_at);
         if let Some(d) = &mut self.delivery {
             let (mut resent, mut newest) = (false, None);
             for i in 0..n {
@@ -191,7 +186,7 @@ impl Scoreboard {
         if let Some(first) = self.sacked_ranges.first_mut() {
             first.0 = first.0.max(self.base);
         }
-        covered
+        oldest
     }
 
     /// Mark entries `[lo, hi)` SACKed, touching only those not SACKed already.

@@ -427,14 +427,16 @@ impl<C: CongestionControl> Sender<C> {
         let duplicate = if sack { self.sb.sacked() > sacked_before } else { ack.ack == self.snd_una };
         let newly_acked = ack.ack - self.snd_una;
         if newly_acked > 0 {
-            let covered = self.sb.ack(newly_acked as usize);
-            if let Some(sent_at) = covered.oldest {
+            if C::CONTROLS_WINDOW {
+                // The sample BBR's minimum-RTT filter reads (ns-3's `m_lastRtt`); no other controller does.
+                if let Some(sent_at) = self.sb.newest_covered_sent(newly_acked as usize) {
+                    self.rtt.set_last_rtt(now - sent_at);
+                }
+            }
+            if let Some(sent_at) = self.sb.ack(newly_acked as usize) {
                 self.rtt.sample(now - sent_at, &cfg.rto);
             } else if cfg.backoff_end == BackoffEnd::NewAck {
                 self.rtt.clear_backoff();
-            }
-            if let Some(sent_at) = covered.newest {
-                self.rtt.set_last_rtt(now - sent_at);
             }
             self.snd_una = ack.ack;
             // RFC 6675 §5: a cumulative ACK resets DupAcks; one that also SACKs new data counts as the first.
@@ -723,7 +725,9 @@ impl<C: CongestionControl> Sender<C> {
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
         self.sb.mark_all_lost();
-        self.sb.forget_send_times();
+        if C::CONTROLS_WINDOW {
+            self.sb.forget_send_times(); // ns-3 clears the history `m_lastRtt` is read from
+        }
         self.rtt.back_off();
         self.transmit(now, cfg, out);
     }
@@ -936,10 +940,20 @@ mod tests {
 
     /// A NewReno sender started at time 0, with the packets it sent.
     fn started(c: &TcpConfig) -> (Sender<NewReno>, Vec<Packet>) {
-        let mut s = Sender::new(0, NewReno, c);
+        started_with(c, NewReno)
+    }
+
+    fn started_with<C: CongestionControl>(c: &TcpConfig, cc: C) -> (Sender<C>, Vec<Packet>) {
+        let mut s = Sender::new(0, cc, c);
         let mut out = Vec::new();
         s.start(0, c, &mut out);
         (s, out)
+    }
+
+    fn bbr() -> crate::tcp::cc::bbr::Bbr {
+        use crate::tcp::cc::{bbr::Bbr, Controller};
+        let spec = serde_json::from_value(serde_json::json!({})).unwrap();
+        Bbr::from_spec(&spec, "tcp.congestion_control", crate::rng::Rng::new(1, 1)).unwrap()
     }
 
     /// A sender of segments 0..=9 whose segment 0 is lost: the ACKs SACKing 1..=3 bring it into fast
@@ -1458,7 +1472,7 @@ mod tests {
         // ns-3's `m_lastRtt` (what BBR's minimum-RTT filter reads): the same ACK as above times its newest
         // segment, 11, sent at 0.1: 0.2 s, while the timer's sample is the oldest's 0.3 s.
         let c = cfg(true, false);
-        let (mut s, mut out) = started(&c);
+        let (mut s, mut out) = started_with(&c, bbr());
         s.on_ack(&ack(1, &[]), from_secs(0.1), &c, &mut out);
         assert_eq!(s.rtt.last_rtt(), Some(from_secs(0.1)));
         s.on_ack(&ack(12, &[]), from_secs(0.3), &c, &mut out);
@@ -1467,16 +1481,15 @@ mod tests {
 
     #[test]
     fn last_rtt_after_a_repaired_hole_times_the_newest_segment_and_keeps_its_value_otherwise() {
-        // Segment 0 lost and resent, 1..=3 SACKed: the ACK that fills the hole gives the timer nothing
-        // (Karn), but its newest segment, 9, was never resent, so BBR gets its RTT (ns-3, Linux).
+        // Segment 0 lost, 1..=3 SACKed: the ACK that fills the hole covers 0..=9, and its newest segment,
+        // 9, sent at 0 and never resent, gives BBR its RTT whatever became of segment 0 (ns-3).
         let c = cfg(true, false);
-        let (mut s, mut out) = started(&c);
+        let (mut s, mut out) = started_with(&c, bbr());
         assert_eq!(s.rtt.last_rtt(), None, "no ACK yet");
         for k in 2..=4 {
             s.on_ack(&ack(0, &[(1, k)]), from_secs(0.1), &c, &mut out);
         }
         s.on_ack(&ack(10, &[]), from_secs(0.5), &c, &mut out);
-        assert_eq!(s.srtt(), None);
         assert_eq!(s.rtt.last_rtt(), Some(from_secs(0.5)), "segment 9 left at 0");
         // An ACK whose newest segment was resent leaves the value as it was.
         let resent = s.snd_una;
@@ -1490,7 +1503,7 @@ mod tests {
         // ns-3 clears its RTT history at a timeout: segments 1..=9, sent before it at 0 and never resent,
         // give BBR no 2 s sample when the resent segment 0 is acknowledged with them.
         let c = cfg(true, false);
-        let (mut s, mut out) = started(&c);
+        let (mut s, mut out) = started_with(&c, bbr());
         s.on_ack(&ack(0, &[(1, 10)]), from_secs(0.1), &c, &mut out);
         let before = s.rtt.last_rtt();
         s.on_timeout(from_secs(1.0), &c, &mut out);
