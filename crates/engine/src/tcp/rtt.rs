@@ -11,7 +11,7 @@ pub struct RttEstimator {
     base_rto: Time,
     backoff: u32,
     has_sample: bool,
-    /// ns-3's `m_lastRtt` (Linux's `ca_rtt_us`): see [`RttEstimator::last_rtt`]; 0 until the first.
+    /// ns-3's `m_lastRtt`: see [`RttEstimator::last_rtt`]; 0 until the first.
     last_rtt: Time,
     min: Time,
 }

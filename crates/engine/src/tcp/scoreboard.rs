@@ -16,7 +16,7 @@ const LOST: u8 = 2;
 const RETX: u8 = 4;
 /// Ever retransmitted (Karn's rule).
 const EVER_RETX: u8 = 8;
-/// Sent before a retransmission timeout: no `newest` RTT from it ([`Scoreboard::forget_send_times`]).
+/// Sent before a retransmission timeout: no ns-3 last RTT from it ([`Scoreboard::forget_send_times`]).
 const BEFORE_TIMEOUT: u8 = 16;
 
 /// Packed to 9 bytes (16 if aligned): at 10^6 flows every outstanding segment's entry counts
@@ -274,16 +274,15 @@ impl Scoreboard {
         }
     }
 
-    /// A retransmission timeout: every unSACKed entry is lost and due for retransmission.
-    /// A retransmission timeout: what is outstanding gives no `newest` RTT when acknowledged (ns-3 3.44's
-    /// `ReTxTimeout` clears the RTT history `m_lastRtt` is read from; Linux takes no cumulative RTT from a
-    /// segment SACKed earlier).
+    /// A retransmission timeout: what is outstanding gives no RTT to [`Scoreboard::newest_covered_sent`]
+    /// when acknowledged (ns-3 3.44's `ReTxTimeout` clears the RTT history `m_lastRtt` is read from).
     pub fn forget_send_times(&mut self) {
         for s in self.segs.iter_mut() {
             s.flags |= BEFORE_TIMEOUT;
         }
     }
 
+    /// A retransmission timeout: every unSACKed entry is lost and due for retransmission.
     pub fn mark_all_lost(&mut self) {
         for i in 0..self.segs.len() {
             self.mark_lost(i);
