@@ -97,7 +97,7 @@ impl Scoreboard {
         }
     }
 
-    /// Entry `i`'s latest copy is transmission number `tx` (see [`Delivery`]; kept only when tracking).
+    /// Entry `i`'s latest copy is transmission number `tx` (see `Delivery`; kept only when tracking).
     pub fn set_tx(&mut self, i: usize, tx: u32) {
         if let Some(d) = &mut self.delivery {
             d.tx[i] = tx;
@@ -120,14 +120,14 @@ impl Scoreboard {
         self.lost == self.retx
     }
 
-    /// The newest transmission ordinal delivered since the last call (see [`Delivery`]).
+    /// The newest transmission ordinal delivered since the last call (see `Delivery`).
     pub fn take_newest_delivered(&mut self) -> Option<u32> {
         self.delivery.as_mut().and_then(|d| d.newest.take())
     }
 
     /// The send time that times this ACK as Linux does (`ca_rtt_us`, a rate sample's `rtt_us`): the newest
     /// entry it newly SACKed, else the newest it cumulatively acknowledged, neither ever retransmitted
-    /// (see [`Delivery`]); `None` without one, or when not tracking. Clears it for the next ACK.
+    /// (see `Delivery`); `None` without one, or when not tracking. Clears it for the next ACK.
     pub fn take_ack_rtt_sent(&mut self) -> Option<Time> {
         let d = self.delivery.as_mut()?;
         let (sack, cum) = (d.sack_sent.take(), d.cum_sent.take());
