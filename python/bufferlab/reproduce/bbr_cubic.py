@@ -38,6 +38,7 @@ from bufferlab.reproduce.claims import (
 )
 from bufferlab.reproduce.plotting import FigureSet, errorbar
 from bufferlab.reproduce.runner import Task
+from bufferlab.validation.translate import NS3_BBR_CHOICES
 
 NAME = "bbr-cubic"
 TITLE = ("Ware, Mukerjee, Seshan & Sherry (2019), \"Modeling BBR's Interactions with Loss-Based Congestion "
@@ -65,8 +66,7 @@ PRINCIPAL = ("the paper's testbed (§2): Linux 4.13 BBR v1 with internal pacing 
 READINGS: Dict[str, Tuple[str, Dict[str, Any]]] = {
     "ns3-bbr": ("BBR as ns-3 3.44 runs it (its aggregation epoch, cwnd = ssthresh after recovery, its "
                 "RTT sample kept from ACK to ACK)",
-                {"bbr": {"aggregation": "ns-3", "recovery_exit": "ssthresh",
-                         "idle_restart": "ns-3", "rtt_sample": "ns-3"}}),
+                {"bbr": dict(NS3_BBR_CHOICES)}),
     "exact-queue": ("queue of exactly X BDPs (no power-of-two rounding)", {"exact": True}),
 }
 

@@ -414,9 +414,10 @@ impl<C: CongestionControl> Sender<C> {
         }
         let sacked_before = self.sb.sacked();
         // What a rate sample needs from before the ACK: the pipe and the segments marked lost.
-        let before = (C::CONTROLS_WINDOW && self.rate.is_some()).then(|| {
-            self.sb.take_ack_rtt_sent(); // what an earlier ACK left unread is not this one's
-            RateBefore { pipe: self.sb.pipe(), lost: self.sb.lost(), recoveries: self.stats.fast_recoveries }
+        let before = (C::CONTROLS_WINDOW && self.rate.is_some()).then(|| RateBefore {
+            pipe: self.sb.pipe(),
+            lost: self.sb.lost(),
+            recoveries: self.stats.fast_recoveries,
         });
         let sack = cfg.sack_in_use();
         if sack {
