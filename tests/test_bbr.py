@@ -55,3 +55,10 @@ def test_a_restart_after_idle_follows_the_chosen_rule() -> None:
         bad = bufferlab.load_scenario("bbr-vs-cubic")
         bad["flows"][0]["tcp"] = {"congestion_control": {"kind": "bbr", "idle_restart": "sometimes"}}
         bufferlab.run(bad, progress=False)
+
+
+def test_an_unknown_rtt_sample_is_refused_by_name() -> None:
+    bad = bufferlab.load_scenario("bbr-vs-cubic")
+    bad["flows"][0]["tcp"] = {"congestion_control": {"kind": "bbr", "rtt_sample": "newest"}}
+    with pytest.raises(bufferlab.BufferLabError, match=r"rtt_sample.*ns-3.*linux"):
+        bufferlab.run(bad, progress=False)
