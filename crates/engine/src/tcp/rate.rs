@@ -12,8 +12,9 @@
 //! that is not recorded (an app-limited one below the last recorded rate) keeps the last recorded rate.
 //! A sample whose interval is shorter than the smallest smoothed RTT so far (ns-3's `tcb->m_minRtt`,
 //! carried on each sample) is invalid.
-//! Of the segments an ACK delivers, only the most recently sent one is looked at: it carries the largest
-//! delivered count, the one ns-3's per-segment comparison keeps (ties aside).
+//! The segments an ACK delivers are compared one by one in ns-3's order (SACK blocks as listed, then the
+//! cumulative ACK): of several sent between the same two ACKs (the same delivered count), the first one
+//! handed over starts the sample, which sets its send phase.
 
 use crate::time::Time;
 use std::collections::VecDeque;
@@ -110,12 +111,13 @@ impl RateSampler {
         self.app_limited = (self.delivered + u64::from(in_flight)).max(1);
     }
 
-    /// An ACK at `now` delivered `acked_sacked` segments, the most recently sent of them transmission
-    /// `newest`; `lost`: the change in segments marked lost; `prior_in_flight`: the pipe before it.
+    /// An ACK at `now` delivered `acked_sacked` segments, whose transmissions are `delivered_tx` in the
+    /// order ns-3 hands them to `SkbDelivered` (see the module's comment); `lost`: the change in segments
+    /// marked lost; `prior_in_flight`: the pipe before it.
     pub fn on_ack(
         &mut self,
         now: Time,
-        newest: Option<u32>,
+        delivered_tx: &[u32],
         acked_sacked: u32,
         lost: u32,
         prior_in_flight: u32,
@@ -129,22 +131,33 @@ impl RateSampler {
             self.delivered += u64::from(acked_sacked);
             self.delivered_time = now;
         }
-        if let Some(tx) = newest {
+        // ns-3's `SkbDelivered`, segment by segment: the first one sent with more delivered before it than
+        // the sample's start replaces that start (so of several sent between the same two ACKs, the first
+        // the ACK hands over).
+        let mut newest: Option<u32> = None;
+        for &tx in delivered_tx {
             let i = tx.wrapping_sub(self.base) as usize;
-            if i < self.sent.len() {
-                let s = self.sent[i];
-                if self.sample.prior_delivered == 0 || s.delivered > self.sample.prior_delivered {
-                    self.ack_elapsed = now - s.delivered_time;
-                    self.sample.prior_delivered = s.delivered;
-                    self.prior_time = Some(s.delivered_time);
-                    self.sample.is_app_limited = s.app_limited;
-                    self.send_elapsed = s.sent_at - s.first_sent;
-                    self.first_sent = s.sent_at;
-                }
-                // Older transmissions carry smaller counts: none of them can start a sample again.
-                self.sent.drain(..=i);
-                self.base = tx.wrapping_add(1);
+            if i >= self.sent.len() {
+                continue; // superseded: sent with no more delivered than the sample's start
             }
+            if newest.is_none_or(|n| (tx.wrapping_sub(n) as i32) > 0) {
+                newest = Some(tx);
+            }
+            let s = self.sent[i];
+            if self.sample.prior_delivered == 0 || s.delivered > self.sample.prior_delivered {
+                self.ack_elapsed = now - s.delivered_time;
+                self.sample.prior_delivered = s.delivered;
+                self.prior_time = Some(s.delivered_time);
+                self.sample.is_app_limited = s.app_limited;
+                self.send_elapsed = s.sent_at - s.first_sent;
+                self.first_sent = s.sent_at;
+            }
+        }
+        // Transmissions up to the newest delivered carry no more delivered than the sample's start now has:
+        // none of them can replace it again (unless that start is still 0, as in the first round trip).
+        if let Some(tx) = newest.filter(|_| self.sample.prior_delivered > 0) {
+            self.sent.drain(..=tx.wrapping_sub(self.base) as usize);
+            self.base = tx.wrapping_add(1);
         }
         self.generate(acked_sacked, lost, prior_in_flight, min_rtt)
     }
@@ -199,7 +212,7 @@ mod tests {
         for _ in 0..5 {
             let tx = r.on_send(now, true);
             now += rtt;
-            last = r.on_ack(now, Some(tx), 1, 0, 1, Some(0.01));
+            last = r.on_ack(now, &[tx], 1, 0, 1, Some(0.01));
         }
         assert_eq!(last.interval, rtt);
         assert_eq!(last.delivered, Some(1));
@@ -215,7 +228,7 @@ mod tests {
         let tx: Vec<u32> = (0..10).map(|i| r.on_send(0, i == 0)).collect();
         let mut now = 10 * ms;
         for (k, &t) in tx.iter().enumerate() {
-            let s = r.on_ack(now + k as u64 * ms, Some(t), 1, 0, 10 - k as u32, Some(0.005));
+            let s = r.on_ack(now + k as u64 * ms, &[t], 1, 0, 10 - k as u32, Some(0.005));
             if k == 9 {
                 assert_eq!(s.delivered, Some(10));
             }
@@ -226,7 +239,7 @@ mod tests {
         let start = now + 9 * ms;
         let mut s = RateSample::default();
         for (k, &t) in tx.iter().enumerate() {
-            s = r.on_ack(start + (k as u64 + 10) * ms, Some(t), 1, 0, 10, Some(0.005));
+            s = r.on_ack(start + (k as u64 + 10) * ms, &[t], 1, 0, 10, Some(0.005));
         }
         // The burst's first ACK (at 39 ms) starts the sample: 20 ms since the last delivery before the
         // burst left (19 ms), and 20 ms since the flight began (0 ms). As in ns-3, later ACKs of the burst
@@ -243,14 +256,36 @@ mod tests {
     #[test]
     fn an_interval_below_the_minimum_rtt_is_invalid_and_a_stale_segment_starts_nothing() {
         let mut r = RateSampler::default();
-        let a = r.on_send(0, true);
-        let b = r.on_send(0, false);
-        let s = r.on_ack(from_secs(0.001), Some(b), 2, 0, 2, Some(0.01));
+        let ms = from_secs(0.001);
+        let first = r.on_send(0, true);
+        r.on_ack(20 * ms, &[first], 1, 0, 1, Some(0.01));
+        let a = r.on_send(20 * ms, true);
+        let b = r.on_send(20 * ms, false);
+        let s = r.on_ack(21 * ms, &[b], 2, 0, 2, Some(0.01));
         assert_eq!(s.interval, 0, "1 ms is below the 10 ms minimum");
-        // `a` is older than `b`: its record is gone, the sample keeps no start.
-        let s = r.on_ack(from_secs(0.02), Some(a), 0, 0, 0, Some(0.01));
+        // `a` was sent with no more delivered than `b`: its record is gone, the sample keeps no start.
+        let s = r.on_ack(40 * ms, &[a], 0, 0, 0, Some(0.01));
         assert_eq!((s.interval, s.delivered), (0, None));
         assert_eq!(r.sent.len(), 0, "the records do not outlive what they could start");
+    }
+
+    /// ns-3 compares delivered segments one by one: of two sent between the same two ACKs, the first one
+    /// handed over starts the sample (its send phase), not the most recently sent.
+    #[test]
+    fn of_segments_sent_between_the_same_acks_the_first_delivered_starts_the_sample() {
+        let ms = from_secs(0.001);
+        let run = |order: [usize; 2]| {
+            let mut r = RateSampler::default();
+            let first = r.on_send(0, true);
+            r.on_ack(40 * ms, &[first], 1, 0, 1, Some(0.01));
+            // Two segments leave 4 ms apart with no ACK between them: both carry delivered = 1.
+            let tx = [r.on_send(40 * ms, false), r.on_send(44 * ms, false)];
+            let s = r.on_ack(90 * ms, &[tx[order[0]], tx[order[1]]], 2, 0, 2, Some(0.01));
+            (s.interval, r.first_sent)
+        };
+        // The ACK phase (90 − 40 ms) is the longer either way; the send phase starts the next sample.
+        assert_eq!(run([0, 1]), (50 * ms, 40 * ms));
+        assert_eq!(run([1, 0]), (50 * ms, 44 * ms));
     }
 
     #[test]
@@ -258,15 +293,15 @@ mod tests {
         let mut r = RateSampler::default();
         let ms = from_secs(0.001);
         let t = r.on_send(0, true);
-        let fast = r.on_ack(10 * ms, Some(t), 1, 0, 1, Some(0.001)).delivery_rate;
+        let fast = r.on_ack(10 * ms, &[t], 1, 0, 1, Some(0.001)).delivery_rate;
         r.mark_app_limited(0);
         let t = r.on_send(10 * ms, true);
-        let s = r.on_ack(40 * ms, Some(t), 1, 0, 1, Some(0.001));
+        let s = r.on_ack(40 * ms, &[t], 1, 0, 1, Some(0.001));
         assert!(s.is_app_limited);
         assert_eq!(s.delivery_rate, fast, "a slower app-limited sample is not recorded");
         // The bubble is gone once the in-flight count at marking time is delivered.
         let t = r.on_send(40 * ms, true);
-        let s = r.on_ack(70 * ms, Some(t), 1, 0, 1, Some(0.001));
+        let s = r.on_ack(70 * ms, &[t], 1, 0, 1, Some(0.001));
         assert!(!s.is_app_limited);
         assert!(s.delivery_rate < fast);
     }

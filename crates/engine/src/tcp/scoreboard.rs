@@ -33,9 +33,10 @@ struct Segment {
 struct Delivery {
     /// The transmission ordinal of each entry's latest copy, beside `segs`.
     tx: VecDeque<u32>,
-    /// The newest ordinal among the entries delivered (cumulatively acknowledged without being SACKed
-    /// before, or newly SACKed) since [`Scoreboard::take_newest_delivered`] last read it.
-    newest: Option<u32>,
+    /// The ordinals of the entries delivered (newly SACKed, then cumulatively acknowledged without being
+    /// SACKed before) since [`Scoreboard::clear_delivered`], in the order ns-3's `TcpTxBuffer` hands them
+    /// to `SkbDelivered`: SACK blocks as the ACK lists them, each in sequence order, then the cumulative ACK.
+    order: Vec<u32>,
     /// Since [`Scoreboard::take_ack_rtt_sent`] last read them: the send time of the newest entry newly
     /// SACKed that was never retransmitted, and of the newest cumulatively acknowledged without being
     /// SACKed before, if none of those acknowledged was ever retransmitted (Linux's `last_sackt` and
@@ -46,12 +47,7 @@ struct Delivery {
 
 impl Delivery {
     fn delivered(&mut self, i: usize) {
-        let tx = self.tx[i];
-        // Ordinals wrap: the newer of two is the one a positive wrapping distance ahead.
-        self.newest = Some(match self.newest {
-            Some(t) if (tx.wrapping_sub(t) as i32) <= 0 => t,
-            _ => tx,
-        });
+        self.order.push(self.tx[i]);
     }
 }
 
@@ -120,9 +116,17 @@ impl Scoreboard {
         self.lost == self.retx
     }
 
-    /// The newest transmission ordinal delivered since the last call (see `Delivery`).
-    pub fn take_newest_delivered(&mut self) -> Option<u32> {
-        self.delivery.as_mut().and_then(|d| d.newest.take())
+    /// The transmission ordinals delivered since [`Scoreboard::clear_delivered`], in ns-3's order (see
+    /// `Delivery`); empty when not tracking.
+    pub fn delivered_ordinals(&self) -> &[u32] {
+        self.delivery.as_ref().map_or(&[], |d| &d.order)
+    }
+
+    /// Forget the ordinals [`Scoreboard::delivered_ordinals`] lists (once a rate sample has read them).
+    pub fn clear_delivered(&mut self) {
+        if let Some(d) = &mut self.delivery {
+            d.order.clear();
+        }
     }
 
     /// The send time that times this ACK as Linux does (`ca_rtt_us`, a rate sample's `rtt_us`): the newest
@@ -431,20 +435,23 @@ mod tests {
             sb.set_tx(i as usize, 100 + i as u32);
         }
         sb.sack(3, 5);
-        assert_eq!(sb.take_newest_delivered(), Some(104), "entries 3 and 4 SACKed");
-        assert_eq!(sb.take_newest_delivered(), None, "read once");
+        sb.sack(1, 2);
+        assert_eq!(sb.delivered_ordinals(), [103, 104, 101], "blocks in the ACK's order, each ascending");
+        sb.clear_delivered();
+        assert!(sb.delivered_ordinals().is_empty());
         sb.ack(2);
-        assert_eq!(sb.take_newest_delivered(), Some(101));
+        assert_eq!(sb.delivered_ordinals(), [100], "entry 1 was SACKed before");
+        sb.clear_delivered();
         sb.set_tx(0, 200); // entry 0 is now segment 2, resent
         sb.ack(4); // segments 2..6: 3 and 4 were SACKed before, so 2 and 5 are delivered now
-        assert_eq!(sb.take_newest_delivered(), Some(200));
+        assert_eq!(sb.delivered_ordinals(), [200, 105]);
         assert_eq!(sb.delivery.as_ref().map(|d| d.tx.len()), Some(sb.len()));
 
         let mut off = Scoreboard::default();
         off.push(0);
         off.set_tx(0, 7);
         off.ack(1);
-        assert_eq!(off.take_newest_delivered(), None);
+        assert!(off.delivered_ordinals().is_empty());
         assert!(off.delivery.is_none());
     }
 }

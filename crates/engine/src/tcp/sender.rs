@@ -533,8 +533,9 @@ impl<C: CongestionControl> Sender<C> {
         }
         let Some(rate) = self.rate.as_mut() else { return };
         let lost = self.sb.lost().abs_diff(before.lost);
-        let newest = self.sb.take_newest_delivered();
-        let mut rs = rate.on_ack(now, newest, delivered, lost, before.pipe, self.rtt.srtt());
+        let mut rs =
+            rate.on_ack(now, self.sb.delivered_ordinals(), delivered, lost, before.pipe, self.rtt.srtt());
+        self.sb.clear_delivered();
         rs.rtt = self.sb.take_ack_rtt_sent().map(|sent| now - sent);
         let total = rate.delivered();
         let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
