@@ -41,6 +41,7 @@ from bufferlab.plots import save_figure
 from bufferlab.reproduce.verdicts import DIFFERS, HOLDS, region_result
 from bufferlab.stats import CONFIDENCE, Interval, paired_interval, welch_interval  # noqa: F401 (re-exported)
 from bufferlab.validation import ns3sim
+from bufferlab.validation.translate import engine_held_to_send_buffer
 
 
 @dataclass
@@ -328,6 +329,9 @@ def marking_links(cfg: Dict[str, Any]) -> List[str]:
 
 
 def _engine_run(scenario: Dict[str, Any]) -> Any:
+    """The engine's run of ``scenario`` held to the send buffer ns-3 gets (see
+    :func:`bufferlab.validation.translate.engine_held_to_send_buffer`)."""
+    scenario = engine_held_to_send_buffer(scenario, ns3sim.translate(scenario))
     try:
         import bufferlab  # noqa: PLC0415
 
@@ -616,6 +620,12 @@ def compare_scenario(
         comp.skipped = str(exc)
         return comp
     if not ns3_only:
+        held = [f"{g['field']}: {g['tcp']['snd_buf_bytes'] // g['tcp']['segment_size']} segments"
+                for g in comp.config["groups"] if g["tcp"].get("max_window") is None]
+        if held:
+            comp.notes.append("the engine's flows are held to the send buffer ns-3 needs (at most this "
+                              "many segments outstanding; translate.engine_held_to_send_buffer): "
+                              + ", ".join(held))
         runner = engine_runner or _engine_run
         t = time.perf_counter()
         res = runner(scenario)

@@ -196,6 +196,36 @@ def _group_table(spec: Dict[str, Any], field: str) -> Dict[str, Any]:
     return dict((spec.get("parking_lot") or {}).get("cross") or {})
 
 
+def engine_held_to_send_buffer(scenario: ScenarioLike, config: Dict[str, Any]) -> Dict[str, Any]:
+    """The scenario the engine runs beside ns-3: each flow group without a ``max_window`` gets one equal to
+    the send buffer :func:`translate` gave ns-3 (``snd_buf_bytes`` in whole segments).
+
+    ns-3's socket needs a finite send buffer, which holds sent and unsent data, so a flow never has more
+    than that outstanding; the engine's flows have no such limit. Most flows never come near it, and
+    then the engine's results are the same with it or without it. A flow whose oldest segment stays lost
+    while it goes on sending does reach it: BBR behind a quarter BDP (v50) had 554 of 561 segments
+    outstanding when ns-3 stalled it, and with a buffer of 20,000 segments 5,562. Held to the same limit,
+    both simulators run the same flows (docs/validation/ns3-mapping.md, item 39)."""
+    spec = load(scenario)
+    for g in config["groups"]:
+        tcp = g["tcp"]
+        if tcp.get("max_window") is not None or not tcp.get("snd_buf_bytes"):
+            continue
+        window = int(tcp["snd_buf_bytes"]) // int(tcp["segment_size"])
+        field = g["field"]
+        if field == "flows":
+            table = spec["flows"] = dict(spec["flows"])
+        elif field.startswith("flows["):
+            spec["flows"] = list(spec["flows"])
+            i = int(field[6:-1])
+            table = spec["flows"][i] = dict(spec["flows"][i] or {})
+        else:
+            spec["parking_lot"] = dict(spec["parking_lot"])
+            table = spec["parking_lot"]["cross"] = dict(spec["parking_lot"].get("cross") or {})
+        table["tcp"] = {**dict(table.get("tcp") or {}), "max_window": window}
+    return spec
+
+
 def _tcp_field(table: Dict[str, Any], field: str, key: str) -> str:
     """``flows[1].tcp.ecn`` when the group sets it itself, else ``tcp.ecn``."""
     own = table.get("tcp")
