@@ -150,19 +150,8 @@ impl Scoreboard {
     pub fn ack(&mut self, n: usize) -> Option<Time> {
         let oldest = self.segs[0];
         let oldest = (oldest.flags & EVER_RETX == 0).then_some(oldest.sent_at);
-        if let Some(d) = &mut self.delivery {
-            let (mut resent, mut newest) = (false, None);
-            for i in 0..n {
-                let s = self.segs[i];
-                resent |= s.flags & EVER_RETX != 0;
-                if s.flags & SACKED == 0 {
-                    d.delivered(i);
-                    newest = Some(s.sent_at);
-                }
-            }
-            d.cum_sent = if resent { None } else { newest };
-            d.tx.drain(..n);
-            crate::deque::release_slack(&mut d.tx);
+        if self.delivery.is_some() {
+            self.track_ack(n);
         }
         let mut sacked_removed = 0;
         for s in self.segs.drain(..n) {
@@ -191,6 +180,37 @@ impl Scoreboard {
             first.0 = first.0.max(self.base);
         }
         oldest
+    }
+
+    /// For a sender that takes delivery-rate samples: the first `n` entries are about to be cumulatively
+    /// acknowledged (see `Delivery`). Out of line, so that the other senders' ACK path stays short.
+    #[cold]
+    #[inline(never)]
+    fn track_ack(&mut self, n: usize) {
+        let Some(d) = &mut self.delivery else { return };
+        let (mut resent, mut newest) = (false, None);
+        for i in 0..n {
+            let s = self.segs[i];
+            resent |= s.flags & EVER_RETX != 0;
+            if s.flags & SACKED == 0 {
+                d.delivered(i);
+                newest = Some(s.sent_at);
+            }
+        }
+        d.cum_sent = if resent { None } else { newest };
+        d.tx.drain(..n);
+        crate::deque::release_slack(&mut d.tx);
+    }
+
+    /// Entry `i` was just SACKed, for a sender that takes delivery-rate samples (see `Delivery`).
+    #[cold]
+    #[inline(never)]
+    fn track_sack(&mut self, i: usize, flags: u8) {
+        let Some(d) = &mut self.delivery else { return };
+        d.delivered(i);
+        if flags & EVER_RETX == 0 {
+            d.sack_sent = d.sack_sent.max(Some(self.segs[i].sent_at));
+        }
     }
 
     /// Mark entries `[lo, hi)` SACKed, touching only those not SACKed already.
@@ -232,11 +252,8 @@ impl Scoreboard {
         debug_assert!(f & SACKED == 0, "entry {i} outside the SACKed ranges is SACKed");
         self.segs[i].flags |= SACKED;
         self.sacked += 1;
-        if let Some(d) = &mut self.delivery {
-            d.delivered(i);
-            if f & EVER_RETX == 0 {
-                d.sack_sent = d.sack_sent.max(Some(self.segs[i].sent_at));
-            }
+        if self.delivery.is_some() {
+            self.track_sack(i, f);
         }
         self.lost -= (f & LOST != 0) as u32;
         self.retx -= (f & RETX != 0) as u32;
