@@ -15,14 +15,14 @@ run() { bufferlab validate --jobs "${JOBS:-2}" --runs "$V/runs" "$@" || status=1
 
 # Jain's index of ten flows (v04) and of a parking lot's cross traffic (v14) varies by about 0.1 from seed
 # to seed, as wide as its ±0.03 band: they may need up to 300 and 120 seeds. Timeouts per flow per second
-# spread as widely as their band in v05, v07, v09, v15 and v24.
+# spread as widely as their band in v05, v07, v09, v15 and v24 (and in v35, below).
 run $S/v0*.toml $S/v1[0-6]*.toml --max-replications v04=300 --max-replications v14=120 \
   --max-replications v05=200 --max-replications v07=60 --max-replications v09=200 \
-  --max-replications v13=30 --max-replications v15=150 --out $V
+  --max-replications v13=30 --max-replications v15=300 --out $V
 run $S/v1[7-9]*.toml $S/v2[0-5]*.toml --max-replications v18=30 --max-replications v21=300 \
   --max-replications v24=60 --out $V/modern
 run $S/v2[678]*.toml $S/v3[2-5]*.toml --max-replications v33=100 --max-replications v34=150 \
-  --max-replications v35=100 --out $V/sizing
+  --max-replications v35=200 --out $V/sizing
 run $S/v31*.toml $S/v29*.toml $S/v30*.toml --max-replications v29=60 --out $V/sizing-flows
 run $S/v36*.toml --out $V/phase
 # Jain's index of 40 flows through 6 or 10 packets varies by about 0.1 from seed to seed.

@@ -55,7 +55,7 @@ def test_the_limit_changes_nothing_where_ns3_never_reaches_it_and_binds_where_it
     assert bufferlab.run(out).summary == bufferlab.run(sc).summary
     # Four BBR flows behind a quarter BDP keep sending while their oldest segment stays lost: ns-3 stalls
     # them at 561 segments outstanding, and so does the engine's window (docs/validation/ns3-mapping.md,
-    # item 39); unheld, the engine's queue stays fuller.
+    # item 38); unheld, the engine's queue stays fuller.
     sc, _, out = held("v50-4flows-bbr-droptail-quarter-bdp")
     free, bound = bufferlab.run(sc).summary, bufferlab.run(out).summary
     assert bound["queue_mean_pkts"] < free["queue_mean_pkts"] - 3

@@ -205,7 +205,7 @@ def engine_held_to_send_buffer(scenario: ScenarioLike, config: Dict[str, Any]) -
     then the engine's results are the same with it or without it. A flow whose oldest segment stays lost
     while it goes on sending does reach it: BBR behind a quarter BDP (v50) had 554 of 561 segments
     outstanding when ns-3 stalled it, and with a buffer of 20,000 segments 5,562. Held to the same limit,
-    both simulators run the same flows (docs/validation/ns3-mapping.md, item 39)."""
+    both simulators run the same flows (docs/validation/ns3-mapping.md, item 38)."""
     spec = load(scenario)
     for g in config["groups"]:
         tcp = g["tcp"]
