@@ -43,6 +43,15 @@ def test_every_group_gets_its_own_send_buffer_as_its_window_and_the_scenario_is_
     assert windows(out) == [977, 1602]
 
 
+def test_cross_groups_on_hops_of_different_rates_share_the_largest_buffer():
+    sc = load_file(SCENARIOS / "v14-parking-lot-2hops-cross.toml")
+    sc["parking_lot"] = {**sc["parking_lot"], "rate": ["20Mbps", "40Mbps"]}
+    cfg = ns3sim.translate(sc)
+    cross = segments(cfg)[1:]
+    assert len(set(cross)) == 2, "the two hops' cross groups get different ns-3 buffers"
+    assert windows(engine_held_to_send_buffer(sc, cfg))[1:] == [max(cross)] * 2
+
+
 def test_a_window_the_scenario_sets_is_kept():
     sc, cfg, out = held("v11-1000flows-droptail-2bdp-spread")
     assert cfg["groups"][0]["tcp"]["max_window"] == 320

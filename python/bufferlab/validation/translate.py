@@ -207,6 +207,7 @@ def engine_held_to_send_buffer(scenario: ScenarioLike, config: Dict[str, Any]) -
     outstanding when ns-3 stalled it, and with a buffer of 20,000 segments 5,562. Held to the same limit,
     both simulators run the same flows (docs/validation/ns3-mapping.md, item 38)."""
     spec = load(scenario)
+    held: Dict[str, int] = {}
     for g in config["groups"]:
         tcp = g["tcp"]
         if tcp.get("max_window") is not None or not tcp.get("snd_buf_bytes"):
@@ -220,8 +221,12 @@ def engine_held_to_send_buffer(scenario: ScenarioLike, config: Dict[str, Any]) -
             i = int(field[6:-1])
             table = spec["flows"][i] = dict(spec["flows"][i] or {})
         else:
+            # One table for every hop's cross group: the largest of their buffers (never tighter than ns-3's).
             spec["parking_lot"] = dict(spec["parking_lot"])
             table = spec["parking_lot"]["cross"] = dict(spec["parking_lot"].get("cross") or {})
+            if field in held:
+                window = max(window, held[field])
+        held[field] = window
         table["tcp"] = {**dict(table.get("tcp") or {}), "max_window": window}
     return spec
 
