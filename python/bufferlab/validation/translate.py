@@ -935,7 +935,9 @@ def translate(scenario: ScenarioLike, *, resolved: Dict[str, Any] | None = None)
             notes.append("max_window: ns-3 enforces it through the send and receive buffer sizes (bytes)")
         else:
             # ns-3 needs a finite send buffer (it holds sent and unsent data) and a flow that fills it stops
-            # growing, which the engine's flows never do. Size it far above any window a flow can reach:
+            # sending, which the engine's flows never do unless held to it (engine_held_to_send_buffer,
+            # which validate applies: a flow whose oldest segment stays lost reaches any size). Size it far
+            # above any window a flow can reach:
             # the whole path (BDP at the slowest link + the buffers on the route) twice over, capped at 32
             # fair shares of the slowest link (memory with 1,000 flows), and at least 64 packets. A smaller
             # cap (8 shares) let a flow that happened to see no loss sit at the cap for the whole run with
