@@ -41,7 +41,7 @@ from bufferlab.plots import save_figure
 from bufferlab.reproduce.verdicts import DIFFERS, HOLDS, region_result
 from bufferlab.stats import CONFIDENCE, Interval, paired_interval, welch_interval  # noqa: F401 (re-exported)
 from bufferlab.validation import ns3sim
-from bufferlab.validation.translate import engine_held_to_send_buffer
+from bufferlab.validation.translate import engine_held_to_send_buffer, send_buffer_windows
 
 
 @dataclass
@@ -620,8 +620,7 @@ def compare_scenario(
         comp.skipped = str(exc)
         return comp
     if not ns3_only:
-        held = [f"{g['field']}: {g['tcp']['snd_buf_bytes'] // g['tcp']['segment_size']} segments"
-                for g in comp.config["groups"] if g["tcp"].get("max_window") is None]
+        held = [f"{field}: {n} segments" for field, n in send_buffer_windows(comp.config).items()]
         if held:
             comp.notes.append("the engine's flows are held to the send buffer ns-3 needs (at most this "
                               "many segments outstanding; translate.engine_held_to_send_buffer): "

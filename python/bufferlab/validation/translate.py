@@ -196,9 +196,23 @@ def _group_table(spec: Dict[str, Any], field: str) -> Dict[str, Any]:
     return dict((spec.get("parking_lot") or {}).get("cross") or {})
 
 
+def send_buffer_windows(config: Dict[str, Any]) -> Dict[str, int]:
+    """Each flow group's send buffer in whole segments, by its scenario field, for the groups
+    :func:`translate` gave no ``max_window``. A parking lot's cross groups share one table, so they get the
+    largest of their buffers (the engine is never held tighter than ns-3 holds any of them)."""
+    windows: Dict[str, int] = {}
+    for g in config["groups"]:
+        tcp = g["tcp"]
+        if tcp.get("max_window") is not None or not tcp.get("snd_buf_bytes"):
+            continue
+        window = int(tcp["snd_buf_bytes"]) // int(tcp["segment_size"])
+        windows[g["field"]] = max(window, windows.get(g["field"], 0))
+    return windows
+
+
 def engine_held_to_send_buffer(scenario: ScenarioLike, config: Dict[str, Any]) -> Dict[str, Any]:
     """The scenario the engine runs beside ns-3: each flow group without a ``max_window`` gets one equal to
-    the send buffer :func:`translate` gave ns-3 (``snd_buf_bytes`` in whole segments).
+    the send buffer :func:`translate` gave ns-3 (:func:`send_buffer_windows`).
 
     ns-3's socket needs a finite send buffer, which holds sent and unsent data, so a flow never has more
     than that outstanding; the engine's flows have no such limit. Most flows never come near it, and
@@ -207,13 +221,7 @@ def engine_held_to_send_buffer(scenario: ScenarioLike, config: Dict[str, Any]) -
     outstanding when ns-3 stalled it, and with a buffer of 20,000 segments 5,562. Held to the same limit,
     both simulators run the same flows (docs/validation/ns3-mapping.md, item 38)."""
     spec = load(scenario)
-    held: Dict[str, int] = {}
-    for g in config["groups"]:
-        tcp = g["tcp"]
-        if tcp.get("max_window") is not None or not tcp.get("snd_buf_bytes"):
-            continue
-        window = int(tcp["snd_buf_bytes"]) // int(tcp["segment_size"])
-        field = g["field"]
+    for field, window in send_buffer_windows(config).items():
         if field == "flows":
             table = spec["flows"] = dict(spec["flows"])
         elif field.startswith("flows["):
@@ -221,12 +229,8 @@ def engine_held_to_send_buffer(scenario: ScenarioLike, config: Dict[str, Any]) -
             i = int(field[6:-1])
             table = spec["flows"][i] = dict(spec["flows"][i] or {})
         else:
-            # One table for every hop's cross group: the largest of their buffers (never tighter than ns-3's).
             spec["parking_lot"] = dict(spec["parking_lot"])
             table = spec["parking_lot"]["cross"] = dict(spec["parking_lot"].get("cross") or {})
-            if field in held:
-                window = max(window, held[field])
-        held[field] = window
         table["tcp"] = {**dict(table.get("tcp") or {}), "max_window": window}
     return spec
 
