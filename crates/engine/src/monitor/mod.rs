@@ -63,7 +63,7 @@ impl Moments {
     pub fn add(&mut self, x: f64) {
         self.n += 1;
         let d = x - self.mean;
-        self.mean += d / self.n as f64;
+        self.mean += d / crate::time::exact_f64(self.n);
         self.m2 += d * (x - self.mean);
     }
     pub fn count(&self) -> u64 {

@@ -2,7 +2,7 @@
 
 use super::{LogHistogram, Moments, TimeWeightedCounts};
 use crate::queue::{reason, Reason, Stage};
-use crate::time::{to_secs, Time};
+use crate::time::{exact_f64, to_secs, Time, PS_PER_SEC};
 
 /// Counts by reason name, in order of first appearance (a handful of names per port).
 #[derive(Clone, Debug, Default)]
@@ -121,14 +121,14 @@ impl PortStats {
 
     fn close_interval(&mut self, now: Time) {
         let dt = now - self.queue_since;
-        self.queue_area += self.queue_len as f64 * dt as f64;
+        self.queue_area += exact_f64(self.queue_len as u64) * exact_f64(dt);
         self.queue_levels.add(self.queue_len, dt);
         self.queue_since = now;
     }
 
     pub fn on_service_start(&mut self, waited: Time) {
         if self.measuring {
-            self.delay.add(to_secs(waited));
+            self.delay.add(exact_f64(waited) / PS_PER_SEC as f64);
             self.delay_hist.add(waited);
         }
     }

@@ -12,6 +12,8 @@ use std::collections::VecDeque;
 #[derive(Default)]
 pub struct Pipe {
     packets: VecDeque<Packet>,
+    /// The capacity to allocate when the emptied (freed) pipe fills again ([`crate::deque::release_slack`]).
+    refill: u8,
 }
 
 impl Pipe {
@@ -20,14 +22,14 @@ impl Pipe {
     pub fn push(&mut self, at: Time, mut pkt: Packet) -> bool {
         debug_assert!(self.packets.back().is_none_or(|p| p.enqueued_at <= at), "pipe out of order");
         pkt.enqueued_at = at;
-        self.packets.push_back(pkt);
+        crate::deque::push_back(&mut self.packets, pkt, self.refill);
         self.packets.len() == 1
     }
 
     /// Take the head (its arrival is due); returns it and the next head's arrival time, if any.
     pub fn pop(&mut self) -> Option<(Packet, Option<Time>)> {
         let pkt = self.packets.pop_front()?;
-        crate::deque::release_slack(&mut self.packets);
+        crate::deque::release_slack(&mut self.packets, &mut self.refill);
         Some((pkt, self.packets.front().map(|p| p.enqueued_at)))
     }
 

@@ -180,8 +180,12 @@ pub struct Sender<C = AnyCc> {
     cwr_pending: bool,
     /// Retransmissions are ECN-capable too ([`EcnMode::PerPacket`]).
     ect_retransmits: bool,
-    /// The controller's `on_ack_seen` does something.
+    /// The controller's `on_ack_seen` does something, its `pacing_gap` may return a gap, its `tag` may
+    /// write something (each read once from the controller, so that a `Sender<AnyCc>` whose controller
+    /// has none of these hooks skips them at one branch each).
     sees_acks: bool,
+    paces: bool,
+    tags: bool,
     /// Delivery-rate samples, for a controller that sets the window itself (`CONTROLS_WINDOW`).
     rate: Option<Box<RateSampler>>,
     /// Entering fast recovery: the first segment goes out now, outside the pipe rule (RFC 6675 step 4.3).
@@ -251,6 +255,7 @@ impl<C: CongestionControl> Sender<C> {
     pub fn new(flow: u32, cc: C, cfg: &TcpConfig) -> Self {
         let ect_retransmits = cfg.ecn && cc.ecn_mode() == EcnMode::PerPacket;
         let sees_acks = C::SEES_ACKS && cc.sees_acks();
+        let (paces, tags) = (C::PACES && cc.paces(), C::TAGS && cc.tags());
         let mut sb = Scoreboard::default();
         let rate = (C::CONTROLS_WINDOW && cc.controls_window()).then(|| {
             sb.track_delivery();
@@ -271,6 +276,8 @@ impl<C: CongestionControl> Sender<C> {
             cwr_pending: false,
             ect_retransmits,
             sees_acks,
+            paces,
+            tags,
             rate,
             head_retransmit_pending: false,
             partial_ack_seen: false,
@@ -428,7 +435,7 @@ impl<C: CongestionControl> Sender<C> {
         let duplicate = if sack { self.sb.sacked() > sacked_before } else { ack.ack == self.snd_una };
         let newly_acked = ack.ack - self.snd_una;
         if newly_acked > 0 {
-            if C::CONTROLS_WINDOW {
+            if self.controls_window() {
                 // The sample BBR's minimum-RTT filter reads (ns-3's `m_lastRtt`); no other controller does.
                 if let Some(sent_at) = self.sb.newest_covered_sent(newly_acked as usize) {
                     self.rtt.set_last_rtt(now - sent_at);
@@ -741,7 +748,7 @@ impl<C: CongestionControl> Sender<C> {
 
     /// The gap between paced transmissions, if pacing applies now: the controller's, else `tcp.pacing`'s.
     fn pacing_gap(&mut self, now: Time, cfg: &TcpConfig) -> Option<Time> {
-        if C::PACES {
+        if self.paces {
             let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
             if let Some(gap) = self.cc.pacing_gap(&self.win, &ctx) {
                 return Some(gap);
@@ -776,7 +783,7 @@ impl<C: CongestionControl> Sender<C> {
             self.tx_start(now, cfg);
         }
         // Paced: at most one packet now, the next one a gap later.
-        let gap = if cfg.pacing != Pacing::Off || C::PACES { self.pacing_gap(now, cfg) } else { None };
+        let gap = if cfg.pacing != Pacing::Off || self.paces { self.pacing_gap(now, cfg) } else { None };
         if gap.is_some() && self.pace.is_armed() {
             return;
         }
@@ -785,7 +792,7 @@ impl<C: CongestionControl> Sender<C> {
         let idle = self.controls_window() && self.sb.pipe() == 0;
         let quota = if gap.is_some() { before + 1 } else { usize::MAX };
         // A controller that injects at its pacing epochs whatever is in flight (§2.3's Poisson model).
-        let unlimited = gap.is_some() && C::PACES && !self.cc.window_limited();
+        let unlimited = gap.is_some() && self.paces && !self.cc.window_limited();
         let (cwnd, cap) = if unlimited {
             (u32::MAX, u32::MAX)
         } else {
@@ -902,7 +909,7 @@ impl<C: CongestionControl> Sender<C> {
         }
         self.stats.sent += 1;
         self.rto.arm_if_idle(now + self.rtt.rto(&cfg.rto));
-        let tag = if C::TAGS {
+        let tag = if self.tags {
             let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
             self.cc.tag(&self.win, &ctx)
         } else {

@@ -169,6 +169,17 @@ pub trait CongestionControl {
         Self::SEES_ACKS
     }
 
+    /// Whether `pacing_gap` may return a gap for this controller (`PACES`; read once, when the flow starts).
+    fn paces(&self) -> bool {
+        Self::PACES
+    }
+
+    /// Whether `tag` may return something other than 0 for this controller (`TAGS`; read once, when the
+    /// flow starts).
+    fn tags(&self) -> bool {
+        Self::TAGS
+    }
+
     /// Whether this controller sets the window itself (`CONTROLS_WINDOW`; read once, when the flow starts).
     fn controls_window(&self) -> bool {
         Self::CONTROLS_WINDOW
@@ -298,6 +309,12 @@ impl CongestionControl for AnyCc {
     }
     fn sees_acks(&self) -> bool {
         each_cc!(self, c => c.sees_acks())
+    }
+    fn paces(&self) -> bool {
+        each_cc!(self, c => c.paces())
+    }
+    fn tags(&self) -> bool {
+        each_cc!(self, c => c.tags())
     }
     fn ecn_mode(&self) -> EcnMode {
         each_cc!(self, c => c.ecn_mode())
