@@ -16,22 +16,24 @@ pub const MIN_CAPACITY: usize = 64;
 const SMALLEST: usize = 4;
 
 /// After removing from `d`: free it if it emptied after growing, or shrink its capacity to twice its length
-/// if the length fell below a quarter of it. When it frees `d`, `refill` keeps the capacity it had (as a
-/// power of two, at most [`MIN_CAPACITY`] after the shrinking), so that [`push_back`] allocates that much at
-/// once when the deque fills again instead of regrowing 4, 8, 16, … (a flow's access pipe and scoreboard
-/// empty and refill with every burst: 2 % of the reference benchmark's instructions went to the regrowth).
+/// if the length fell below a quarter of it. When it frees `d`, returns the capacity it had (as a power of
+/// two, at most [`MIN_CAPACITY`] after the shrinking), for [`push_back`] to allocate at once when the deque
+/// fills again instead of regrowing 4, 8, 16, … (a flow's access pipe empties and refills with every
+/// burst: 2 % of the reference benchmark's instructions went to the regrowth).
 #[inline]
-pub fn release_slack<T>(d: &mut VecDeque<T>, refill: &mut u8) {
+pub fn release_slack<T>(d: &mut VecDeque<T>) -> Option<u8> {
     let cap = d.capacity();
     if d.is_empty() && cap > SMALLEST {
-        *refill = cap.ilog2() as u8;
         *d = VecDeque::new();
+        return Some(cap.ilog2() as u8);
     } else if cap > MIN_CAPACITY && d.len() < cap / 4 {
         d.shrink_to((2 * d.len()).max(MIN_CAPACITY));
     }
+    None
 }
 
-/// Append `value` to `d`; a deque [`release_slack`] freed gets the capacity it had back in one allocation.
+/// Append `value` to `d`; a deque [`release_slack`] freed gets the capacity it returned, `1 << refill`, in
+/// one allocation (0: as `VecDeque::push_back` would).
 #[inline(always)]
 pub fn push_back<T>(d: &mut VecDeque<T>, value: T, refill: u8) {
     if d.len() == d.capacity() {
@@ -54,24 +56,23 @@ mod tests {
 
     #[test]
     fn capacity_follows_the_length() {
-        let mut refill = 0;
         let mut d: VecDeque<u64> = (0..100_000).collect();
         d.drain(..90_000);
-        release_slack(&mut d, &mut refill);
+        release_slack(&mut d);
         assert!(d.capacity() <= 4 * d.len(), "{} for {}", d.capacity(), d.len());
         while d.len() > 10 {
             d.pop_front();
-            release_slack(&mut d, &mut refill);
+            release_slack(&mut d);
             assert!(d.capacity() <= (4 * d.len() + 3).max(MIN_CAPACITY), "{} for {}", d.capacity(), d.len());
         }
         assert_eq!(d.iter().copied().collect::<Vec<_>>(), (99_990..100_000).collect::<Vec<_>>());
         d.clear();
-        release_slack(&mut d, &mut refill);
+        release_slack(&mut d);
         assert_eq!(d.capacity(), 0, "an emptied deque frees its memory");
         let mut small: VecDeque<u64> = VecDeque::new();
         small.push_back(1);
         small.pop_front();
-        release_slack(&mut small, &mut refill);
+        release_slack(&mut small);
         assert_eq!(small.capacity(), SMALLEST, "the smallest allocation is kept");
     }
 
@@ -83,7 +84,9 @@ mod tests {
         }
         let grown = d.capacity();
         while d.pop_front().is_some() {
-            release_slack(&mut d, &mut refill);
+            if let Some(c) = release_slack(&mut d) {
+                refill = c;
+            }
         }
         assert_eq!((d.capacity(), 1usize << refill), (0, grown), "freed, its capacity remembered");
         push_back(&mut d, 7, refill);

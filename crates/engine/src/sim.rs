@@ -55,6 +55,7 @@ use trace::observe_sender;
 struct AckPath {
     /// From the receiver to the first port of the ACK route.
     pipe: Pipe,
+    pipe_refill: u8,
     pending: VecDeque<(u32, Ack)>,
     serial: u32,
     /// The ACK packets' whole-run counts ([`FlowCounts`]), here since only a queued ACK route has them.
@@ -67,8 +68,10 @@ struct Flow {
     group: u32,
     sender: Sender,
     receiver: Receiver,
-    /// Packets on the access link with their arrival times at the first port.
+    /// Packets on the access link with their arrival times at the first port, and the capacity to give the
+    /// pipe when it fills again after emptying (see [`Pipe`]).
     access: Pipe,
+    access_refill: u8,
     access_free_at: Time,
     /// A data packet's serialization on the access link; other sizes (a SYN) from `access_rate`.
     access_serialization: Time,
@@ -236,7 +239,7 @@ impl Flow {
             self.access_free_at = done;
             self.in_network += 1;
             let arrival = done + self.access_delay;
-            if self.access.push(arrival, pkt) {
+            if self.access.push(arrival, pkt, self.access_refill) {
                 events.schedule(arrival, Event::AccessArrive(f));
             }
         }
@@ -496,7 +499,8 @@ impl Simulation {
         match ev {
             Event::AccessArrive(f) => {
                 let flow = &mut self.flows[f as usize];
-                let (pkt, next) = flow.access.pop().expect("a packet per access arrival");
+                let (pkt, next) =
+                    flow.access.pop(&mut flow.access_refill).expect("a packet per access arrival");
                 if let Some(t) = next {
                     self.events.schedule(t, Event::AccessArrive(f));
                 }
@@ -505,7 +509,8 @@ impl Simulation {
             }
             Event::TxDone(p) => self.tx_done(p as usize),
             Event::LinkArrive(p) => {
-                let (pkt, next) = self.ports[p as usize].out.pop().expect("a packet per link arrival");
+                let port = &mut self.ports[p as usize];
+                let (pkt, next) = port.out.pop(&mut port.out_refill).expect("a packet per link arrival");
                 if let Some(t) = next {
                     self.events.schedule(t, Event::LinkArrive(p));
                 }
@@ -515,7 +520,7 @@ impl Simulation {
             Event::AckArrive(f) => {
                 let flow = &mut self.flows[f as usize];
                 let path = flow.ack_path.as_mut().expect("a queued ACK path");
-                let (pkt, next) = path.pipe.pop().expect("a packet per ACK arrival");
+                let (pkt, next) = path.pipe.pop(&mut path.pipe_refill).expect("a packet per ACK arrival");
                 if let Some(t) = next {
                     self.events.schedule(t, Event::AckArrive(f));
                 }
@@ -601,6 +606,7 @@ impl Simulation {
             sender,
             receiver,
             access: Pipe::default(),
+            access_refill: 0,
             access_free_at: 0,
             access_serialization: serialization(grp.tcp.packet_size, fc.access_rate),
             access_rate: fc.access_rate,
@@ -866,7 +872,7 @@ impl Simulation {
         flow.in_network += 1;
         path.acks_sent += 1;
         self.acks_sent += 1;
-        if path.pipe.push(at, pkt) {
+        if path.pipe.push(at, pkt, path.pipe_refill) {
             self.events.schedule(at, Event::AckArrive(f as u32));
         }
     }
@@ -1016,7 +1022,8 @@ impl Simulation {
         }
         pkt.hop += 1;
         if pkt.hop < pkt.hops {
-            if self.ports[p].out.push(arrival, pkt) {
+            let port = &mut self.ports[p];
+            if port.out.push(arrival, pkt, port.out_refill) {
                 self.events.schedule(arrival, Event::LinkArrive(p as u32));
             }
         } else {

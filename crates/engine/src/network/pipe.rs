@@ -9,27 +9,31 @@ use crate::packet::Packet;
 use crate::time::Time;
 use std::collections::VecDeque;
 
+///
+/// A pipe that empties gives its memory back; its owner keeps, in a byte beside it (where a flow has
+/// padding to spare), the capacity it had, so that refilling it allocates once ([`crate::deque`]).
 #[derive(Default)]
 pub struct Pipe {
     packets: VecDeque<Packet>,
-    /// The capacity to allocate when the emptied (freed) pipe fills again ([`crate::deque::release_slack`]).
-    refill: u8,
 }
 
 impl Pipe {
     /// Add a packet arriving at `at` (never before the last one pushed); returns true if it is the new head,
-    /// so the caller must schedule its arrival.
-    pub fn push(&mut self, at: Time, mut pkt: Packet) -> bool {
+    /// so the caller must schedule its arrival. `refill`: what [`Pipe::pop`] last noted.
+    pub fn push(&mut self, at: Time, mut pkt: Packet, refill: u8) -> bool {
         debug_assert!(self.packets.back().is_none_or(|p| p.enqueued_at <= at), "pipe out of order");
         pkt.enqueued_at = at;
-        crate::deque::push_back(&mut self.packets, pkt, self.refill);
+        crate::deque::push_back(&mut self.packets, pkt, refill);
         self.packets.len() == 1
     }
 
-    /// Take the head (its arrival is due); returns it and the next head's arrival time, if any.
-    pub fn pop(&mut self) -> Option<(Packet, Option<Time>)> {
+    /// Take the head (its arrival is due); returns it and the next head's arrival time, if any. If that
+    /// emptied the pipe and freed its memory, notes the capacity it had in `refill`.
+    pub fn pop(&mut self, refill: &mut u8) -> Option<(Packet, Option<Time>)> {
         let pkt = self.packets.pop_front()?;
-        crate::deque::release_slack(&mut self.packets, &mut self.refill);
+        if let Some(cap) = crate::deque::release_slack(&mut self.packets) {
+            *refill = cap;
+        }
         Some((pkt, self.packets.front().map(|p| p.enqueued_at)))
     }
 
@@ -45,6 +49,11 @@ impl Pipe {
     pub fn is_empty(&self) -> bool {
         self.packets.is_empty()
     }
+
+    /// The capacity it holds (entries).
+    pub fn capacity(&self) -> usize {
+        self.packets.capacity()
+    }
 }
 
 #[cfg(test)]
@@ -53,13 +62,26 @@ mod tests {
 
     #[test]
     fn only_the_head_needs_an_event() {
-        let mut p = Pipe::default();
-        assert!(p.push(5, Packet { seq: 1, ..Packet::default() }));
-        assert!(!p.push(7, Packet { seq: 2, ..Packet::default() }));
-        let (pkt, next) = p.pop().unwrap();
+        let (mut p, mut refill) = (Pipe::default(), 0);
+        assert!(p.push(5, Packet { seq: 1, ..Packet::default() }, refill));
+        assert!(!p.push(7, Packet { seq: 2, ..Packet::default() }, refill));
+        let (pkt, next) = p.pop(&mut refill).unwrap();
         assert_eq!((pkt.seq, next), (1, Some(7)));
-        let (pkt, next) = p.pop().unwrap();
+        let (pkt, next) = p.pop(&mut refill).unwrap();
         assert_eq!((pkt.seq, next), (2, None));
-        assert!(p.pop().is_none());
+        assert!(p.pop(&mut refill).is_none());
+    }
+
+    #[test]
+    fn an_emptied_pipe_frees_its_memory_and_refills_in_one_allocation() {
+        let (mut p, mut refill) = (Pipe::default(), 0);
+        for t in 0..20 {
+            p.push(t, Packet::default(), refill);
+        }
+        let grown = p.capacity();
+        while p.pop(&mut refill).is_some() {}
+        assert_eq!((p.capacity(), 1 << refill), (0, grown));
+        p.push(30, Packet::default(), refill);
+        assert_eq!(p.capacity(), grown);
     }
 }

@@ -27,8 +27,9 @@ pub struct Port {
     /// The link's propagation delay.
     pub delay: Time,
     pub in_service: Option<Packet>,
-    /// Packets on the link heading for another port.
+    /// Packets on the link heading for another port, and the capacity to refill it with (see [`Pipe`]).
     pub out: Pipe,
+    pub out_refill: u8,
     /// The discipline's own timer (periodic AQMs).
     pub timer: Timer,
     pub stats: PortStats,
@@ -48,6 +49,7 @@ impl Port {
             delay,
             in_service: None,
             out: Pipe::default(),
+            out_refill: 0,
             timer: Timer::default(),
             stats: PortStats::default(),
             active_flows: 0,

@@ -33,7 +33,6 @@ struct Segment {
 struct Delivery {
     /// The transmission ordinal of each entry's latest copy, beside `segs`.
     tx: VecDeque<u32>,
-    tx_refill: u8,
     /// The ordinals of the entries delivered (newly SACKed, then cumulatively acknowledged without being
     /// SACKed before) since [`Scoreboard::clear_delivered`], in the order ns-3's `TcpTxBuffer` hands them
     /// to `SkbDelivered`: SACK blocks as the ACK lists them, each in sequence order, then the cumulative ACK.
@@ -55,8 +54,6 @@ impl Delivery {
 #[derive(Default)]
 pub struct Scoreboard {
     segs: VecDeque<Segment>,
-    /// The capacity to allocate when the emptied (freed) `segs` fills again ([`crate::deque::release_slack`]).
-    refill: u8,
     sacked: u32,
     /// UnSACKed segments marked lost.
     lost: u32,
@@ -90,9 +87,9 @@ impl Scoreboard {
 
     /// A new segment was sent at `now`.
     pub fn push(&mut self, now: Time) {
-        crate::deque::push_back(&mut self.segs, Segment { sent_at: now, flags: 0 }, self.refill);
+        self.segs.push_back(Segment { sent_at: now, flags: 0 });
         if let Some(d) = &mut self.delivery {
-            crate::deque::push_back(&mut d.tx, 0, d.tx_refill);
+            d.tx.push_back(0);
         }
     }
 
@@ -165,7 +162,7 @@ impl Scoreboard {
                 self.retx -= (s.flags & RETX != 0) as u32;
             }
         }
-        crate::deque::release_slack(&mut self.segs, &mut self.refill);
+        crate::deque::release_slack(&mut self.segs);
         self.sacked -= sacked_removed;
         if n >= self.frontier as usize {
             self.frontier = 0;
@@ -202,7 +199,7 @@ impl Scoreboard {
         }
         d.cum_sent = if resent { None } else { newest };
         d.tx.drain(..n);
-        crate::deque::release_slack(&mut d.tx, &mut d.tx_refill);
+        crate::deque::release_slack(&mut d.tx);
     }
 
     /// Entry `i` was just SACKed, for a sender that takes delivery-rate samples (see `Delivery`).
