@@ -20,15 +20,26 @@ const SMALLEST: usize = 4;
 /// two, at most [`MIN_CAPACITY`] after the shrinking), for [`push_back`] to allocate at once when the deque
 /// fills again instead of regrowing 4, 8, 16, … (a flow's access pipe empties and refills with every
 /// burst: 2 % of the reference benchmark's instructions went to the regrowth).
-#[inline]
+#[inline(always)]
 pub fn release_slack<T>(d: &mut VecDeque<T>) -> Option<u8> {
+    let (len, cap) = (d.len(), d.capacity());
+    if (len == 0 && cap > SMALLEST) || (cap > MIN_CAPACITY && len < cap / 4) {
+        release(d)
+    } else {
+        None
+    }
+}
+
+/// [`release_slack`]'s work, out of line: the hot path (nothing to give back) keeps no registers for it.
+#[cold]
+#[inline(never)]
+fn release<T>(d: &mut VecDeque<T>) -> Option<u8> {
     let cap = d.capacity();
-    if d.is_empty() && cap > SMALLEST {
+    if d.is_empty() {
         *d = VecDeque::new();
         return Some(cap.ilog2() as u8);
-    } else if cap > MIN_CAPACITY && d.len() < cap / 4 {
-        d.shrink_to((2 * d.len()).max(MIN_CAPACITY));
     }
+    d.shrink_to((2 * d.len()).max(MIN_CAPACITY));
     None
 }
 

@@ -495,6 +495,7 @@ impl Simulation {
         self.now >= self.cfg.duration
     }
 
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::AccessArrive(f) => {

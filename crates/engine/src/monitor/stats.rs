@@ -119,6 +119,7 @@ impl PortStats {
         self.queue_len = len;
     }
 
+    #[inline(always)]
     fn close_interval(&mut self, now: Time) {
         let dt = now - self.queue_since;
         self.queue_area += exact_f64(self.queue_len as u64) * exact_f64(dt);

@@ -30,8 +30,9 @@ pub struct Port {
     /// Packets on the link heading for another port, and the capacity to refill it with (see [`Pipe`]).
     pub out: Pipe,
     pub out_refill: u8,
-    /// The discipline's own timer (periodic AQMs).
+    /// The discipline's own timer (periodic AQMs), if it has one ([`QueueDisc::has_timer`]).
     pub timer: Timer,
+    timed: bool,
     pub stats: PortStats,
     /// TCP flows active through this port (started, not stopped or finished).
     pub active_flows: u32,
@@ -44,6 +45,7 @@ pub struct Port {
 impl Port {
     pub fn new(queue: AnyQueue, rate: f64, delay: Time, common_size: u32) -> Self {
         Port {
+            timed: queue.has_timer(),
             queue,
             rate,
             delay,
@@ -165,6 +167,10 @@ impl Port {
     /// Keep the discipline's timer event scheduled.
     #[inline(always)]
     pub fn sync_timer(&mut self, now: Time, p: usize, events: &mut EventQueue) {
+        debug_assert!(self.timed || self.queue.next_timer().is_none(), "a timer without has_timer");
+        if !self.timed {
+            return;
+        }
         let Some(t) = self.queue.next_timer() else { return };
         self.timer.arm(t.max(now));
         if let Some(at) = self.timer.needs_event(0) {

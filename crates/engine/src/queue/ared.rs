@@ -281,6 +281,10 @@ impl QueueDisc for Ared {
         self.tick
     }
 
+    fn has_timer(&self) -> bool {
+        true
+    }
+
     fn timer_period(&self) -> Option<(Time, &'static str)> {
         (self.a.update == Update::Timer).then_some((self.a.interval, "interval"))
     }

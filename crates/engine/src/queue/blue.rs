@@ -238,6 +238,10 @@ impl QueueDisc for Blue {
         self.tick
     }
 
+    fn has_timer(&self) -> bool {
+        true
+    }
+
     fn timer_period(&self) -> Option<(Time, &'static str)> {
         (self.p.update == Update::Interval).then_some((self.p.freeze_time, "freeze_time"))
     }

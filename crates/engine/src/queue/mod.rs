@@ -201,6 +201,12 @@ pub trait QueueDisc {
     fn next_timer(&self) -> Option<Time> {
         None
     }
+    /// Whether `next_timer` may ever return a time; read once, when the port is built, so that a port
+    /// whose discipline has no timer does not ask at every packet. A discipline that overrides
+    /// `next_timer` overrides this too.
+    fn has_timer(&self) -> bool {
+        false
+    }
     /// The period of the discipline's own timer when it fires at a fixed rate while the port has traffic
     /// (BLUE's interval mode, ARED's timer, PIE's `t_update`, ODT/OB's sampling period), for the scenario's
     /// events estimate, with the parameter that sets it; `None` when it has none.
@@ -409,6 +415,9 @@ impl QueueDisc for AnyQueue {
     fn next_timer(&self) -> Option<Time> {
         each_queue!(self, q => q.next_timer())
     }
+    fn has_timer(&self) -> bool {
+        each_queue!(self, q => q.has_timer())
+    }
     fn timer_period(&self) -> Option<(Time, &'static str)> {
         each_queue!(self, q => q.timer_period())
     }
@@ -472,6 +481,37 @@ mod tests {
         assert!(e.message.contains("droptail, red"), "{e}");
         let v = serde_json::json!({"limit": 5});
         assert_eq!(QueueSpec::parse(&v, "q").unwrap_err().field, "q.discipline");
+    }
+
+    #[test]
+    fn every_discipline_that_asks_for_a_timer_says_it_has_one() {
+        // A port reads `has_timer` once and skips `next_timer` without it: every discipline, given traffic
+        // with its defaults (and a small limit), must not ask for a timer it did not declare.
+        let timed = [("ared", "timer"), ("blue", "interval")]
+            .map(|(d, u)| serde_json::json!({"discipline": d, "update": u}));
+        let tables = DISCIPLINES.iter().map(|d| serde_json::json!({"discipline": d})).chain(timed);
+        for mut table in tables {
+            let name = table["discipline"].as_str().unwrap().to_owned();
+            table["limit"] = 20.into();
+            if name == "step" {
+                table["threshold"] = 5.into();
+            }
+            let spec = QueueSpec::parse(&table, "q").unwrap();
+            let mut q = spec.build(test_context("q")).unwrap();
+            let mut fx = QueueEffects::default();
+            for i in 0..200u32 {
+                let now = i as Time * 1_000_000_000;
+                q.enqueue(test_packet(i % 3, i, 1000), now, &mut fx);
+                if i % 2 == 0 {
+                    q.dequeue(now, &mut fx);
+                }
+                if let Some(t) = q.next_timer() {
+                    assert!(q.has_timer(), "{name} asked for a timer at {t} without has_timer");
+                    q.on_timer(t.max(now), &mut fx);
+                }
+            }
+            assert!(q.has_timer() || q.timer_period().is_none(), "{name}: a timer period without has_timer");
+        }
     }
 
     #[test]

@@ -139,6 +139,10 @@ macro_rules! meter_timer {
             self.$meter.period_end()
         }
 
+        fn has_timer(&self) -> bool {
+            true
+        }
+
         fn timer_period(&self) -> Option<(Time, &'static str)> {
             Some((self.$meter.interval(), "interval"))
         }

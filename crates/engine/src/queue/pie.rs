@@ -347,6 +347,10 @@ impl QueueDisc for Pie {
         self.tick
     }
 
+    fn has_timer(&self) -> bool {
+        true
+    }
+
     fn timer_period(&self) -> Option<(Time, &'static str)> {
         Some((self.p.t_update, "t_update"))
     }
