@@ -855,7 +855,7 @@ impl Simulation {
             if self.tracer.is_some() {
                 self.observe_ack_sent(f, &ack, at);
             }
-            return self.sender_ack(f, ack, arrival);
+            return self.sender_ack(f, &ack, arrival);
         };
         path.serial = path.serial.wrapping_add(1);
         path.pending.push_back((path.serial, ack));
@@ -879,7 +879,7 @@ impl Simulation {
     }
 
     /// The sender handles `ack` at its arrival time `at`, on its own clock.
-    fn sender_ack(&mut self, f: usize, ack: Ack, at: Time) {
+    fn sender_ack(&mut self, f: usize, ack: &Ack, at: Time) {
         let Simulation { flows, cfg, out, events, tracer, .. } = self;
         let flow = &mut flows[f];
         let grp = &cfg.groups[flow.group as usize];
@@ -896,9 +896,9 @@ impl Simulation {
             }
             flow.launch(out, events, hops, f as u32, deadline);
         }
-        flow.sender.on_ack(&ack, at, &grp.tcp, out);
+        flow.sender.on_ack(ack, at, &grp.tcp, out);
         if let Some(tr) = tracer.as_deref_mut() {
-            observe_sender(tr, flow, f, at, out, Some(&ack));
+            observe_sender(tr, flow, f, at, out, Some(ack));
         }
         flow.launch(out, events, hops, f as u32, at);
         if flow.fct().is_none() && flow.sender.is_complete() {
@@ -1068,7 +1068,7 @@ impl Simulation {
                     let flow = &mut self.flows[f];
                     let arrival = (arrival + flow.extra_ack_delay(&ack)).max(flow.last_ack_at);
                     flow.last_ack_at = arrival;
-                    self.sender_ack(f, ack, arrival);
+                    self.sender_ack(f, &ack, arrival);
                 }
                 self.maybe_free(f);
             }

@@ -734,7 +734,7 @@ impl<C: CongestionControl> Sender<C> {
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
         self.sb.mark_all_lost();
-        if C::CONTROLS_WINDOW {
+        if self.controls_window() {
             self.sb.forget_send_times(); // ns-3 clears the history `m_lastRtt` is read from
         }
         self.rtt.back_off();
@@ -896,6 +896,7 @@ impl<C: CongestionControl> Sender<C> {
         true
     }
 
+    #[inline(always)]
     fn emit(&mut self, seq: u32, retransmit: bool, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         let ect = cfg.ecn && (!retransmit || self.ect_retransmits);
         let cwr = ect && self.cwr_pending;
