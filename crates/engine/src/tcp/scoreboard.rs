@@ -220,7 +220,8 @@ impl Scoreboard {
             return;
         }
         let mut pos = start;
-        let mut k = self.sacked_ranges.partition_point(|r| r.1 <= pos);
+        let k0 = self.sacked_ranges.partition_point(|r| r.1 <= pos);
+        let mut k = k0;
         while pos < end {
             match self.sacked_ranges.get(k) {
                 Some(&(s, e)) if s <= pos => {
@@ -236,15 +237,20 @@ impl Scoreboard {
                 }
             }
         }
-        // Merge [start, end) with the ranges it overlaps or touches.
-        let first = self.sacked_ranges.partition_point(|r| r.1 < start);
-        let last = self.sacked_ranges.partition_point(|r| r.0 <= end);
-        let merged = if first < last {
-            (start.min(self.sacked_ranges[first].0), end.max(self.sacked_ranges[last - 1].1))
-        } else {
-            (start, end)
-        };
-        self.sacked_ranges.splice(first..last, [merged]);
+        // Merge [start, end) with the ranges it overlaps or touches: from the walk's first range (or the one
+        // ending at `start`) to the last it passed (or the one starting at `end`), without searching again.
+        let ranges = &mut self.sacked_ranges;
+        let first = k0 - usize::from(k0 > 0 && ranges[k0 - 1].1 == start);
+        let last = k + usize::from(ranges.get(k).is_some_and(|r| r.0 <= end));
+        match last - first {
+            0 => ranges.insert(first, (start, end)),
+            n => {
+                ranges[first] = (start.min(ranges[first].0), end.max(ranges[last - 1].1));
+                if n > 1 {
+                    ranges.drain(first + 1..last);
+                }
+            }
+        }
     }
 
     fn mark_sacked(&mut self, i: usize) {
