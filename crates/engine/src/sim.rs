@@ -227,8 +227,8 @@ impl Flow {
     /// event), and keep the sender's timer scheduled.
     #[inline(always)]
     fn launch(&mut self, out: &mut Vec<Packet>, events: &mut EventQueue, hops: u8, f: u32, at: Time) {
-        for mut pkt in out.drain(..) {
-            pkt.hops = hops;
+        for &pkt in out.iter() {
+            let pkt = Packet { hops, ..pkt };
             let ready = match &mut self.overhead {
                 None => at,
                 Some(o) => at + (o.0 as f64 * o.1.uniform()) as Time,
@@ -243,6 +243,7 @@ impl Flow {
                 events.schedule(arrival, Event::AccessArrive(f));
             }
         }
+        out.clear();
         self.wake.arm(self.sender.next_deadline());
         if let Some(t) = self.wake.needs_event(0) {
             events.schedule(t, Event::SenderTimer(f));
