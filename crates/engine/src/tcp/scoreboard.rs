@@ -220,7 +220,20 @@ impl Scoreboard {
             return;
         }
         let mut pos = start;
-        let k0 = self.sacked_ranges.partition_point(|r| r.1 <= pos);
+        // The first range ending after `start`. An ACK's first block is usually the highest SACKed data,
+        // at or next to the last range: looked at first, before a binary search.
+        let ranges = &self.sacked_ranges;
+        let n = ranges.len();
+        let k0 = if n == 0 || ranges[n - 1].1 <= start {
+            n
+        } else if n == 1 || ranges[n - 2].1 <= start {
+            n - 1
+        } else {
+            ranges[..n - 2].partition_point(|r| r.1 <= start)
+        };
+        if ranges.get(k0).is_some_and(|&(s, e)| s <= start && end <= e) {
+            return; // nothing new: the usual block, repeated from an earlier ACK
+        }
         let mut k = k0;
         while pos < end {
             match self.sacked_ranges.get(k) {

@@ -909,7 +909,9 @@ impl<C: CongestionControl> Sender<C> {
             self.cwr_pending &= !cwr;
         }
         self.stats.sent += 1;
-        self.rto.arm_if_idle(now + self.rtt.rto(&cfg.rto));
+        if !self.rto.is_armed() {
+            self.rto.arm(now + self.rtt.rto(&cfg.rto)); // computed only when the timer is idle
+        }
         let tag = if self.tags {
             let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
             self.cc.tag(&self.win, &ctx)
