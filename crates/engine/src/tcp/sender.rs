@@ -472,13 +472,13 @@ impl<C: CongestionControl> Sender<C> {
                 self.win.cwnd += 1.0;
             }
         }
-        let may_reduce = match (cfg.ecn_response, cfg.ecn_states) {
+        let may_reduce = || match (cfg.ecn_response, cfg.ecn_states) {
             (EcnResponse::OncePerRtt, EcnStates::Open) => self.phase == Phase::Open,
             (EcnResponse::OncePerRtt, EcnStates::Any) => self.phase != Phase::Cwr,
             (EcnResponse::PerSignal, EcnStates::Open) => matches!(self.phase, Phase::Open | Phase::Cwr),
             (EcnResponse::PerSignal, EcnStates::Any) => true,
         };
-        if cfg.ecn && ack.ece && newly_acked > 0 && may_reduce {
+        if cfg.ecn && ack.ece && newly_acked > 0 && may_reduce() {
             if matches!(self.phase, Phase::FastRecovery | Phase::TimeoutRecovery) {
                 // `EcnStates::Any`: the recovery ends; no new one starts before the highest segment sent
                 // is acknowledged (ns-3's `m_recover` moves to `m_highTxMark`).
