@@ -203,9 +203,11 @@ impl Receiver {
             // block older than a full tail's last then costs one compare.
             let mut changes = [0u64; MAX_SACK_BLOCKS];
             let mut n = first;
+            // The stamp a block must beat: the ranked tail's last once it is full (stamps start at 1).
+            let mut floor = 0;
             for (i, block) in self.blocks.iter().enumerate().rev() {
                 let changed = block.changed;
-                if (n == MAX_SACK_BLOCKS && changes[n - 1] >= changed) || Some(i) == first_block {
+                if changed <= floor || Some(i) == first_block {
                     continue;
                 }
                 // It goes in: into free room, or (a full tail's last being older) at least one place up.
@@ -221,6 +223,9 @@ impl Receiver {
                 chosen[at] = i;
                 changes[at] = changed;
                 n = (n + 1).min(MAX_SACK_BLOCKS);
+                if n == MAX_SACK_BLOCKS {
+                    floor = changes[n - 1];
+                }
             }
             for (k, &i) in chosen[..n].iter().enumerate() {
                 ack.sack[k] = (self.blocks[i].start, self.blocks[i].end);
@@ -271,6 +276,32 @@ mod tests {
         let d = r.on_data(&data(5), 0, &c);
         assert_eq!(d.ack.unwrap().ack, 7);
         assert_eq!(d.new_in_order, 2);
+    }
+
+    #[test]
+    fn sack_blocks_match_a_ranking_by_sort_under_random_arrivals() {
+        // RFC 2018 §4 by brute force: the block holding the segment that triggered the ACK, then the others
+        // by most recent change, at most four.
+        let c = cfg(false);
+        let mut r = Receiver::new();
+        let mut rng = crate::rng::Rng::new(3, 4);
+        for step in 0..20_000 {
+            let before = r.rcv_nxt();
+            let seq = (before + (rng.next_u64() % 80) as u32).saturating_sub((rng.next_u64() % 4) as u32);
+            let Some(ack) = r.on_data(&data(seq), 0, &c).ack else { continue };
+            let first =
+                (seq > before).then(|| r.blocks.iter().position(|b| b.start <= seq && seq < b.end).unwrap());
+            let mut rest: Vec<usize> = (0..r.blocks.len()).filter(|&i| Some(i) != first).collect();
+            rest.sort_by_key(|&i| std::cmp::Reverse(r.blocks[i].changed));
+            let want: Vec<(u32, u32)> = first
+                .into_iter()
+                .chain(rest)
+                .take(MAX_SACK_BLOCKS)
+                .map(|i| (r.blocks[i].start, r.blocks[i].end))
+                .collect();
+            assert_eq!(ack.sack_blocks(), &want[..], "step {step}");
+        }
+        assert!(r.blocks.len() > MAX_SACK_BLOCKS, "the ranking was exercised with many blocks");
     }
 
     #[test]
