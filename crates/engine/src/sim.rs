@@ -496,6 +496,8 @@ impl Simulation {
         self.now >= self.cfg.duration
     }
 
+    /// Inlined into the loop: left to the compiler, whether it is depends on unrelated changes, and out of
+    /// line it costs about 2 % more instructions on the reference benchmark (docs/benchmarks.md).
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {

@@ -9,7 +9,6 @@ use crate::packet::Packet;
 use crate::time::Time;
 use std::collections::VecDeque;
 
-///
 /// A pipe that empties gives its memory back; its owner keeps, in a byte beside it (where a flow has
 /// padding to spare), the capacity it had, so that refilling it allocates once ([`crate::deque`]).
 #[derive(Default)]

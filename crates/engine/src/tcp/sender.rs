@@ -896,6 +896,8 @@ impl<C: CongestionControl> Sender<C> {
         true
     }
 
+    /// One segment out. Inlined into `transmit`'s loops: a call per packet sent cost 1 % of the reference
+    /// benchmark's instructions.
     #[inline(always)]
     fn emit(&mut self, seq: u32, retransmit: bool, now: Time, cfg: &TcpConfig, out: &mut Vec<Packet>) {
         let ect = cfg.ecn && (!retransmit || self.ect_retransmits);
