@@ -12,14 +12,18 @@ use std::collections::VecDeque;
 /// Capacities this small are kept whatever the length.
 pub const MIN_CAPACITY: usize = 64;
 
+/// The most a freed deque is refilled at, as a power of two (32 entries): enough for the usual burst, and
+/// a flow whose pipe once held 64 packets does not take 64 places again for the one it sends next.
+const REFILL_MAX_LOG2: u32 = 5;
+
 /// The smallest allocation a deque of small entries makes; an empty deque keeps one this size.
 const SMALLEST: usize = 4;
 
 /// After removing from `d`: free it if it emptied after growing, or shrink its capacity to twice its length
 /// if the length fell below a quarter of it. When it frees `d`, returns the capacity it had (as a power of
-/// two, at most [`MIN_CAPACITY`] after the shrinking), for [`push_back`] to allocate at once when the deque
-/// fills again instead of regrowing 4, 8, 16, … (a flow's access pipe empties and refills with every
-/// burst: 2 % of the reference benchmark's instructions went to the regrowth).
+/// two, at most 32 entries), for [`push_back`] to allocate at once when the deque fills again instead of
+/// regrowing 4, 8, 16, … (a flow's access pipe empties and refills with every burst: 2 % of the reference
+/// benchmark's instructions went to the regrowth).
 #[inline(always)]
 pub fn release_slack<T>(d: &mut VecDeque<T>) -> Option<u8> {
     let (len, cap) = (d.len(), d.capacity());
@@ -37,7 +41,7 @@ fn release<T>(d: &mut VecDeque<T>) -> Option<u8> {
     let cap = d.capacity();
     if d.is_empty() {
         *d = VecDeque::new();
-        return Some(cap.ilog2() as u8);
+        return Some(cap.ilog2().min(REFILL_MAX_LOG2) as u8);
     }
     d.shrink_to((2 * d.len()).max(MIN_CAPACITY));
     None
@@ -102,5 +106,8 @@ mod tests {
         assert_eq!((d.capacity(), 1usize << refill), (0, grown), "freed, its capacity remembered");
         push_back(&mut d, 7, refill);
         assert_eq!((d.capacity(), d.front()), (grown, Some(&7)), "one allocation at the old capacity");
+        let mut big: VecDeque<u64> = (0..1000).collect();
+        big.clear();
+        assert_eq!(release_slack(&mut big), Some(REFILL_MAX_LOG2 as u8), "a large one refills at the most");
     }
 }
