@@ -37,6 +37,12 @@ pub fn exact_f64(x: u64) -> f64 {
     x as i64 as f64
 }
 
+/// [`to_secs`] for a time or duration within a run (below 2^63 ps), by [`exact_f64`]: the same value.
+#[inline(always)]
+pub fn exact_secs(t: Time) -> f64 {
+    exact_f64(t) / PS_PER_SEC as f64
+}
+
 /// Serialization time of `bytes` on a link of `rate_bps` bits/s, rounded up to the next picosecond.
 pub fn serialization(bytes: u32, rate_bps: f64) -> Time {
     (bytes as f64 * 8.0 * PS_PER_SEC as f64 / rate_bps).ceil() as Time

@@ -37,10 +37,11 @@ impl Deadline {
         self.0 = at;
     }
 
-    /// Arm only if not armed already.
-    pub fn arm_if_idle(&mut self, at: Time) {
+    /// Arm at the time `at` gives, only if not armed already (`at` is not evaluated otherwise: a sender
+    /// computes its timeout at every segment it emits, and the timer is usually armed).
+    pub fn arm_if_idle(&mut self, at: impl FnOnce() -> Time) {
         if self.0 == NEVER {
-            self.0 = at;
+            self.0 = at();
         }
     }
 
@@ -145,8 +146,8 @@ mod tests {
         assert_eq!(t.needs_event(300), Some(700));
         t.cancel();
         assert_eq!(t.fire(700, 300), Fired::Early(None));
-        t.arm_if_idle(900);
-        t.arm_if_idle(2_000);
+        t.arm_if_idle(|| 900);
+        t.arm_if_idle(|| 2_000);
         assert_eq!(t.deadline(), 900);
         assert_eq!(t.needs_event(300), Some(600));
         assert_eq!(t.fire(600, 300), Fired::Due);

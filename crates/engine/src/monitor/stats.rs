@@ -2,7 +2,7 @@
 
 use super::{LogHistogram, Moments, TimeWeightedCounts};
 use crate::queue::{reason, Reason, Stage};
-use crate::time::{exact_f64, to_secs, Time, PS_PER_SEC};
+use crate::time::{exact_f64, exact_secs, to_secs, Time};
 
 /// Counts by reason name, in order of first appearance (a handful of names per port).
 #[derive(Clone, Debug, Default)]
@@ -129,7 +129,7 @@ impl PortStats {
 
     pub fn on_service_start(&mut self, waited: Time) {
         if self.measuring {
-            self.delay.add(exact_f64(waited) / PS_PER_SEC as f64);
+            self.delay.add(exact_secs(waited));
             self.delay_hist.add(waited);
         }
     }

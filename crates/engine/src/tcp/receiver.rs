@@ -113,7 +113,7 @@ impl Receiver {
         if ack_now {
             Delivery { new_in_order, ack: Some(self.make_ack(first_block, cfg)), owed_ack }
         } else {
-            self.delack.arm_if_idle(now + cfg.delayed_ack_timeout);
+            self.delack.arm_if_idle(|| now + cfg.delayed_ack_timeout);
             Delivery { new_in_order, ack: None, owed_ack }
         }
     }

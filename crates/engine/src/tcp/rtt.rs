@@ -2,7 +2,7 @@
 //! RTO = SRTT + max(G, 4·RTTVAR) clamped to [min_rto, max_rto], doubled on each expiry (§5.5) until a new
 //! valid sample arrives. Karn's rule (samples only from never-retransmitted segments) is the sender's job.
 
-use crate::time::{exact_f64, from_secs, to_secs, Time, PS_PER_SEC};
+use crate::time::{exact_secs, from_secs, to_secs, Time};
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -47,7 +47,7 @@ impl RttEstimator {
 
     pub fn sample(&mut self, r: Time, b: &RtoBounds) {
         self.min = self.min.min(r);
-        let r = exact_f64(r) / PS_PER_SEC as f64; // to_secs(r): a sample is far below 2^63 ps
+        let r = exact_secs(r);
         if self.has_sample {
             self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
             self.srtt = 0.875 * self.srtt + 0.125 * r;

@@ -911,9 +911,7 @@ impl<C: CongestionControl> Sender<C> {
             self.cwr_pending &= !cwr;
         }
         self.stats.sent += 1;
-        if !self.rto.is_armed() {
-            self.rto.arm(now + self.rtt.rto(&cfg.rto)); // computed only when the timer is idle
-        }
+        self.rto.arm_if_idle(|| now + self.rtt.rto(&cfg.rto));
         let tag = if self.tags {
             let ctx = context(&self.rtt, &self.sb, self.flight(), now, cfg);
             self.cc.tag(&self.win, &ctx)
