@@ -146,7 +146,8 @@ impl Scoreboard {
     }
 
     /// The first `n` entries were cumulatively acknowledged; returns the send time of the oldest, `None` if
-    /// it was ever retransmitted (no RTT sample: Karn).
+    /// it was ever retransmitted (no RTT sample: Karn). Inlined into the sender's ACK path.
+    #[inline(always)]
     pub fn ack(&mut self, n: usize) -> Option<Time> {
         let oldest = self.segs[0];
         let oldest = (oldest.flags & EVER_RETX == 0).then_some(oldest.sent_at);
@@ -213,7 +214,9 @@ impl Scoreboard {
         }
     }
 
-    /// Mark entries `[lo, hi)` SACKed, touching only those not SACKed already.
+    /// Mark entries `[lo, hi)` SACKed, touching only those not SACKed already. Inlined into the sender's ACK
+    /// path.
+    #[inline(always)]
     pub fn sack(&mut self, lo: usize, hi: usize) {
         let (start, end) = (self.base + lo as u64, self.base + hi.min(self.segs.len()) as u64);
         if start >= end {
