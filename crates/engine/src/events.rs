@@ -82,6 +82,8 @@ pub struct EventQueue {
     /// (those before it are taken).
     near: Vec<(Time, Event)>,
     head: usize,
+    /// Events taken from `near` and dropped from its front since the last refill.
+    compacted: usize,
     /// The window's width, as a power of two (see [`EventQueue::refill`]).
     near_bits: u32,
     /// The window's end (exclusive; `Time::MAX` where it reaches the end of time).
@@ -101,6 +103,7 @@ impl Default for EventQueue {
             base: 0,
             near: Vec::new(),
             head: 0,
+            compacted: 0,
             near_bits: 26,
             near_end: 1 << 26,
             instant: Time::MAX,
@@ -117,6 +120,14 @@ impl Default for EventQueue {
 /// buckets). On the reference benchmark it settles at 2^26 ps (67 µs, a few packet times at 1 Gb/s),
 /// where a fixed width does best too (0.5 % fewer instructions than at 2^25 or 2^27).
 const NEAR_EVENTS: std::ops::RangeInclusive<usize> = 8..=64;
+
+/// The widest window, 2^32 ps (4.3 ms): a window of seconds, which a quiet start can lead to, would
+/// gather a burst's events in one insertion sort.
+const MAX_NEAR_BITS: u32 = 32;
+
+/// Taken events at `near`'s front that are dropped once they are half of it: `near` holds the pending
+/// events of its window and at most as many taken ones, whatever the run's length.
+const COMPACT_AT: usize = 256;
 
 /// The most entries an emptied bucket keeps allocated (1 MB); larger ones are shrunk to it.
 const KEEP_CAPACITY: usize = 1 << 16;
@@ -169,13 +180,14 @@ impl EventQueue {
     #[inline(never)]
     fn refill(&mut self) {
         let b = self.occupied.trailing_zeros() + 1;
-        let passed = self.near.len();
+        let passed = self.near.len() + self.compacted;
         if passed > *NEAR_EVENTS.end() && self.near_bits > 1 {
             self.near_bits -= 1;
-        } else if passed < *NEAR_EVENTS.start() && self.near_bits < b {
+        } else if passed < *NEAR_EVENTS.start() && self.near_bits < b.min(MAX_NEAR_BITS) {
             self.near_bits += 1;
         }
         self.near.clear();
+        self.compacted = 0;
         self.head = 0;
         if self.near.capacity() > KEEP_CAPACITY {
             self.near.shrink_to(KEEP_CAPACITY);
@@ -226,6 +238,12 @@ impl EventQueue {
             return None;
         }
         self.head += 1;
+        if self.head >= COMPACT_AT && 2 * self.head >= self.near.len() {
+            // A crowded window: what was taken goes, so that `near` holds what is pending.
+            self.near.drain(..self.head);
+            self.compacted += self.head;
+            self.head = 0;
+        }
         self.len -= 1;
         self.popped += 1;
         Some((time, event))
@@ -398,7 +416,11 @@ mod tests {
                 let r = rng.uniform();
                 if r < 0.3 {
                     let unit = 1u64 << (rng.next_u64() % 36);
-                    let burst = if rng.uniform() < 0.05 { 40 } else { 1 };
+                    let burst = match rng.uniform() {
+                        x if x < 0.005 => 600, // a crowd: `near` drops what it has taken as it drains
+                        x if x < 0.05 => 40,
+                        _ => 1,
+                    };
                     for _ in 0..burst {
                         let t = if rng.uniform() < 0.02 { now } else { now + unit * (rng.next_u64() % 8) };
                         let e = if rng.uniform() < 0.5 { Event::AccessArrive(n) } else { Event::TxDone(n) };
