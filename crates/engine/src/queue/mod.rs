@@ -396,10 +396,14 @@ impl QueueSpec {
     }
 }
 
+/// The dispatch of `enqueue` and `dequeue` is inlined where a port takes a packet in or out: on the
+/// reference benchmark 2.5 % fewer instructions than a call (docs/benchmarks.md).
 impl QueueDisc for AnyQueue {
+    #[inline(always)]
     fn enqueue(&mut self, pkt: Packet, now: Time, fx: &mut QueueEffects) {
         each_queue!(self, q => q.enqueue(pkt, now, fx))
     }
+    #[inline(always)]
     fn dequeue(&mut self, now: Time, fx: &mut QueueEffects) -> Option<Packet> {
         each_queue!(self, q => q.dequeue(now, fx))
     }
