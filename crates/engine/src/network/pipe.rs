@@ -11,7 +11,8 @@ use std::collections::VecDeque;
 
 /// A pipe that empties gives its memory back; its owner keeps, in a byte beside it (where a flow has
 /// padding to spare), the capacity to refill it at, so that refilling it allocates once ([`crate::deque`]):
-/// the capacity it had if it outgrew the last refill, else half of it. Without the halving a million
+/// the capacity it had (at most 32 entries) if that is more than the last refill, else half of the last
+/// refill (so one that outgrew a refill of 32 gets 16 next). Without the halving a million
 /// flows, each refilled for the burst of its slow start while it holds a packet or two, peaked at 1.55 GB
 /// instead of 1.44 (docs/benchmarks.md, "At scale").
 #[derive(Default)]
